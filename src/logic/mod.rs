@@ -1,0 +1,14 @@
+//! The logic core: sorts, hash-consed terms with simplifying constructors,
+//! substitution and SMT-LIB printing. Everything else speaks in these terms.
+
+pub mod print;
+pub mod sort;
+pub mod subst;
+pub mod term;
+
+pub use sort::{ArraySort, EnumDef, EnumValues, Sort};
+pub use subst::{collect, free_vars, occurs, rename, substitute};
+pub use term::{Op, Term};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,111 @@
+//! Substitution and traversals: replacing subterms, free variables, and
+//! collecting subterms of a given shape.
+
+use super::term::{Op, Term};
+use std::collections::{HashMap, HashSet};
+
+/// Replaces every occurrence of a key of `map` in `t` by its value
+/// (simultaneously; variables bound inside `t` are not replaced), and
+/// re-simplifies the result.
+pub fn substitute(t: &Term, map: &HashMap<Term, Term>) -> Term {
+    if map.is_empty() {
+        return t.clone();
+    }
+    let mut cache = HashMap::new();
+    subst_rec(t, map, &mut cache)
+}
+
+fn subst_rec(t: &Term, map: &HashMap<Term, Term>, cache: &mut HashMap<Term, Term>) -> Term {
+    if let Some(r) = map.get(t) {
+        return r.clone();
+    }
+    if t.args().is_empty() {
+        return t.clone();
+    }
+    if let Some(r) = cache.get(t) {
+        return r.clone();
+    }
+    let r = match t.op() {
+        Op::Forall(vs) | Op::Exists(vs) | Op::Lambda(vs) if vs.iter().any(|v| map.contains_key(v)) => {
+            let inner: HashMap<Term, Term> =
+                map.iter().filter(|(k, _)| !vs.contains(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+            t.rebuild(vec![substitute(&t.args()[0], &inner)])
+        }
+        _ => {
+            let args: Vec<Term> = t.args().iter().map(|a| subst_rec(a, map, cache)).collect();
+            if args.iter().zip(t.args()).all(|(a, b)| a == b) {
+                t.clone()
+            } else {
+                t.rebuild(args)
+            }
+        }
+    };
+    cache.insert(t.clone(), r.clone());
+    r
+}
+
+/// Replaces each variable by the term the function gives (or keeps it).
+pub fn rename(t: &Term, f: impl Fn(&Term) -> Option<Term>) -> Term {
+    let map: HashMap<Term, Term> = free_vars(t).into_iter().filter_map(|v| f(&v).map(|w| (v, w))).collect();
+    substitute(t, &map)
+}
+
+/// The free variables and constant symbols of `t`, in order of first occurrence.
+pub fn free_vars(t: &Term) -> Vec<Term> {
+    let mut out = vec![];
+    let mut seen = HashSet::new();
+    fv_rec(t, &mut vec![], &mut seen, &mut out);
+    out
+}
+
+fn fv_rec(t: &Term, bound: &mut Vec<Term>, seen: &mut HashSet<Term>, out: &mut Vec<Term>) {
+    match t.op() {
+        Op::Var(_) => {
+            if !bound.contains(t) && seen.insert(t.clone()) {
+                out.push(t.clone());
+            }
+        }
+        Op::Forall(vs) | Op::Exists(vs) | Op::Lambda(vs) => {
+            let n = bound.len();
+            bound.extend(vs.iter().cloned());
+            fv_rec(&t.args()[0], bound, seen, out);
+            bound.truncate(n);
+        }
+        _ => {
+            if bound.is_empty() && !seen.insert(t.clone()) {
+                return;
+            }
+            for a in t.args() {
+                fv_rec(a, bound, seen, out);
+            }
+        }
+    }
+}
+
+/// Every distinct subterm of `t` (including `t`) satisfying `pred`, in
+/// post-order of first occurrence; does not look inside binders.
+pub fn collect(t: &Term, pred: &impl Fn(&Term) -> bool) -> Vec<Term> {
+    let mut out = vec![];
+    let mut seen = HashSet::new();
+    collect_rec(t, pred, &mut seen, &mut out);
+    out
+}
+
+fn collect_rec(t: &Term, pred: &impl Fn(&Term) -> bool, seen: &mut HashSet<Term>, out: &mut Vec<Term>) {
+    if !seen.insert(t.clone()) {
+        return;
+    }
+    if !matches!(t.op(), Op::Forall(_) | Op::Exists(_) | Op::Lambda(_)) {
+        for a in t.args() {
+            collect_rec(a, pred, seen, out);
+        }
+    }
+    if pred(t) {
+        out.push(t.clone());
+    }
+}
+
+/// Whether `needle` occurs in `t`.
+pub fn occurs(needle: &Term, t: &Term) -> bool {
+    t == needle || t.args().iter().any(|a| occurs(needle, a))
+}

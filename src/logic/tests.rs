@@ -1,0 +1,56 @@
+use super::*;
+
+#[test]
+fn hash_consing_shares_nodes() {
+    let x = Term::var("x", Sort::Int);
+    let a = Term::add([x.clone(), Term::int(1)]);
+    let b = Term::add([x.clone(), Term::int(1)]);
+    assert_eq!(a, b);
+    assert_eq!(a.id(), b.id());
+}
+
+#[test]
+fn simplification_folds_constants() {
+    let x = Term::var("x", Sort::Int);
+    assert_eq!(Term::add([Term::int(2), Term::int(3)]), Term::int(5));
+    assert_eq!(Term::lt(&Term::int(2), &Term::int(3)), Term::tt());
+    assert_eq!(Term::eq(&x, &x), Term::tt());
+    assert_eq!(Term::eq(&Term::int(1), &Term::int(2)), Term::ff());
+    let p = Term::var("p", Sort::Bool);
+    assert_eq!(Term::and([p.clone(), p.not()]), Term::ff());
+    assert_eq!(Term::or([p.clone(), Term::tt()]), Term::tt());
+    assert_eq!(Term::eq(&p, &Term::ff()), p.not());
+    assert_eq!(Term::ite(&p, &Term::tt(), &Term::ff()), p);
+    assert_eq!(Term::ite(&p.not(), &x, &Term::int(0)), Term::ite(&p, &Term::int(0), &x));
+}
+
+#[test]
+fn select_reads_through_lambda_and_store() {
+    let j = Term::var("j", Sort::Index);
+    let x = Term::var("x", Sort::Index);
+    let a = Term::var("a", Sort::array(vec![Sort::Index], Sort::Int));
+    let lam = Term::lambda(&[j.clone()], &Term::ite(&Term::eq(&j, &x), &Term::int(1), &Term::select(&a, &[j.clone()])));
+    assert_eq!(Term::select(&lam, &[x.clone()]), Term::int(1));
+    let st = Term::store(&a, &[Term::int(3)], &Term::int(7));
+    assert_eq!(Term::select(&st, &[Term::int(3)]), Term::int(7));
+    assert_eq!(Term::select(&st, &[Term::int(4)]), Term::select(&a, &[Term::int(4)]));
+}
+
+#[test]
+fn substitution_respects_binders() {
+    let x = Term::var("x", Sort::Int);
+    let y = Term::var("y", Sort::Int);
+    let f = Term::and([Term::lt(&x, &y), Term::forall(&[x.clone()], &Term::le(&x, &y))]);
+    let map = [(x.clone(), Term::int(0))].into_iter().collect();
+    let g = substitute(&f, &map);
+    assert_eq!(g, Term::and([Term::lt(&Term::int(0), &y), Term::forall(&[x.clone()], &Term::le(&x, &y))]));
+    assert_eq!(free_vars(&f), vec![x, y]);
+}
+
+#[test]
+fn printing_quotes_odd_symbols() {
+    assert_eq!(print::symbol("a`b"), "|a`b|");
+    assert_eq!(print::symbol("ok!1"), "ok!1");
+    assert_eq!(Term::int(-3).to_string(), "(- 3)");
+    assert_eq!(Term::real(1, 2).to_string(), "(/ 1.0 2.0)");
+}
