@@ -1,0 +1,534 @@
+//! Checking answers before they are printed.
+//!
+//! SAFE: the invariant `⋀_i ∀z̄. distinct(z̄) ⇒ ¬φ_i(z̄)` is re-checked by
+//! the *other* solver through obligations rebuilt from the system IR (not
+//! from the search's pre-image code): initiation, consecution for every
+//! transition (exact guards, universal guards, distinct parameters,
+//! axioms) and exclusion of every unsafe cube. Universal quantifiers are
+//! instantiated over ground index terms — first the instances the search
+//! used (hints), then, if that does not suffice, every instance over the
+//! obligation's index terms. An unsatisfiable instantiation proves an
+//! obligation whatever instances were chosen; a satisfiable one refutes it
+//! only when the instantiation is complete (order-only indices, no
+//! index-valued arrays), otherwise the obligation stays unknown.
+//!
+//! UNSAFE: the trace is replayed on a concrete instance with every process
+//! it names (plus a few spare ones), universal guards evaluated over all of
+//! them; the solver proposes values, and the trace is accepted only when
+//! evaluating every step on those values gives `true`.
+
+use crate::cube::Cube;
+use crate::engine::{AbstractTrace, Proof};
+use crate::instantiate::{all_maps, injective_maps};
+use crate::logic::{substitute, Op, Sort, Term};
+use crate::smt::{self, Backend, SatResult};
+use crate::system::{IndexKind, Quantified, System, Transition};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The status of one proof obligation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Shown unsatisfiable.
+    Proved,
+    /// A counter-model exists: the invariant is wrong.
+    Failed,
+    /// Neither (incomplete instantiation or solver gave up); why.
+    Unknown(String),
+}
+
+/// One obligation and its status.
+#[derive(Clone, Debug)]
+pub struct Obligation {
+    /// A name such as `consecution[3, t2]`.
+    pub name: String,
+    /// The checked formula (its unsatisfiability is the obligation).
+    pub formula: Term,
+    /// The outcome.
+    pub status: Status,
+}
+
+/// The certification of a SAFE answer.
+#[derive(Clone, Debug)]
+pub struct SafeCertificate {
+    /// The solver that checked the obligations.
+    pub backend: Backend,
+    /// Every obligation with its status.
+    pub obligations: Vec<Obligation>,
+}
+
+impl SafeCertificate {
+    /// Whether every obligation was proved.
+    pub fn certified(&self) -> bool {
+        self.obligations.iter().all(|o| o.status == Status::Proved)
+    }
+    /// The first obligation not proved, if any.
+    pub fn first_gap(&self) -> Option<&Obligation> {
+        self.obligations.iter().find(|o| o.status != Status::Proved)
+    }
+    /// Writes each obligation as an SMT-LIB script `NAME.smt2` into `dir`.
+    pub fn write_smtlib(&self, dir: &Path) -> std::io::Result<()> {
+        std::fs::create_dir_all(dir)?;
+        for (i, o) in self.obligations.iter().enumerate() {
+            let file = dir.join(format!("{:04}-{}.smt2", i, sanitize(&o.name)));
+            std::fs::write(file, smtlib_script(&o.name, &o.formula))?;
+        }
+        Ok(())
+    }
+}
+
+fn sanitize(s: &str) -> String {
+    s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect()
+}
+
+/// A self-contained SMT-LIB script asserting `f` (expected `unsat`).
+pub fn smtlib_script(name: &str, f: &Term) -> String {
+    let mut out = format!("; arrax proof obligation {name}: expected unsat\n(set-logic ALL)\n");
+    let mut sorts = vec![];
+    let mut decls = vec![];
+    let mut ranges = vec![];
+    for v in crate::logic::free_vars(f) {
+        let s = v.sort().clone();
+        collect_uninterpreted(&s, &mut sorts);
+        decls.push(format!("(declare-const {} {})", v, smt_sort(&s)));
+        if let Some((lo, hi)) = s.finite_range() {
+            ranges.push(format!("(assert (and (<= {lo} {v}) (<= {v} {hi})))"));
+        }
+    }
+    for s in sorts {
+        let _ = writeln!(out, "(declare-sort {} 0)", crate::logic::print::symbol(&s));
+    }
+    for d in decls {
+        let _ = writeln!(out, "{d}");
+    }
+    for r in ranges {
+        let _ = writeln!(out, "{r}");
+    }
+    let body = f.to_string().replace("proc", "Int");
+    let _ = writeln!(out, "(assert {body})\n(check-sat)");
+    out
+}
+
+fn collect_uninterpreted(s: &Sort, out: &mut Vec<String>) {
+    match s {
+        Sort::Uninterpreted(n) if !out.contains(&n.to_string()) => out.push(n.to_string()),
+        Sort::Array(a) => {
+            for i in &a.index {
+                collect_uninterpreted(i, out);
+            }
+            collect_uninterpreted(&a.elem, out);
+        }
+        _ => {}
+    }
+}
+
+/// The SMT-LIB sort used in obligation files (Index and enumerations are Int).
+fn smt_sort(s: &Sort) -> String {
+    match s {
+        Sort::Index | Sort::Enum(_) | Sort::Int => "Int".into(),
+        Sort::Array(a) => {
+            let mut t = smt_sort(&a.elem);
+            for i in a.index.iter().rev() {
+                t = format!("(Array {} {})", smt_sort(i), t);
+            }
+            t
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Whether instantiating over the ground index terms of an obligation is
+/// complete (so that a satisfiable instantiation refutes it).
+fn instantiation_complete(sys: &System) -> bool {
+    let isort = sys.index_sort();
+    sys.index_kind() == IndexKind::Order
+        && !sys.vars.iter().any(|v| v.is_array && v.value_sort() == isort)
+        && sys.transitions.iter().all(|t| t.values.is_empty())
+}
+
+/// Checker of SAFE answers.
+struct SafeChecker<'a> {
+    sys: &'a System,
+    solver: Box<dyn smt::Solver>,
+    complete: bool,
+    timeout_ms: u64,
+}
+
+impl<'a> SafeChecker<'a> {
+    /// The index terms that are state scalars or constants of index sort.
+    fn index_scalars(&self) -> Vec<Term> {
+        let isort = self.sys.index_sort();
+        let mut out: Vec<Term> = self.sys.vars.iter().filter(|v| !v.is_array && v.value_sort() == isort).map(|v| v.term.clone()).collect();
+        out.extend(self.sys.consts.iter().filter(|c| *c.sort() == isort).cloned());
+        out
+    }
+
+    /// The instance `distinct(images) ⇒ ¬φ(images)` of an invariant clause.
+    fn clause(cube: &Cube, images: &[Term]) -> Term {
+        let m: HashMap<Term, Term> = cube.vars.iter().cloned().zip(images.iter().cloned()).collect();
+        Term::implies(&Term::distinct(images), &substitute(&cube.body(), &m).not())
+    }
+
+    /// Every instance of every invariant clause over `terms`.
+    fn all_clauses(inv: &[Cube], terms: &[Term]) -> Vec<Term> {
+        let mut out = vec![];
+        for c in inv {
+            for m in injective_maps(&c.vars, terms) {
+                let images: Vec<Term> = c.vars.iter().map(|v| m[v].clone()).collect();
+                out.push(Self::clause(c, &images));
+            }
+        }
+        out
+    }
+
+    fn forall_instances(&self, qs: &[Quantified], terms: &[Term], state: &HashMap<Term, Term>) -> Vec<Term> {
+        let mut out = vec![];
+        for q in qs {
+            for m in all_maps(&q.vars, terms) {
+                out.push(substitute(&substitute(&q.body(), &m), state));
+            }
+        }
+        out
+    }
+
+    fn bounds(&self, terms: &[Term]) -> Vec<Term> {
+        crate::safety::index_bounds(self.sys, terms)
+    }
+
+    /// Decides `parts ∧ extra` unsatisfiable: first with the hinted
+    /// instances, then with every instance.
+    fn decide(&mut self, name: String, base: Vec<Term>, hinted: Vec<Term>, full: impl FnOnce() -> Vec<Term>) -> Obligation {
+        let f = Term::and(base.iter().cloned().chain(hinted));
+        match self.check(&f) {
+            SatResult::Unsat => return Obligation { name, formula: f, status: Status::Proved },
+            SatResult::Unknown(_) | SatResult::Sat => {}
+        }
+        let f = Term::and(base.into_iter().chain(full()));
+        let status = match self.check(&f) {
+            SatResult::Unsat => Status::Proved,
+            SatResult::Sat if self.complete => Status::Failed,
+            SatResult::Sat => Status::Unknown("satisfiable instantiation (instantiation incomplete here)".into()),
+            SatResult::Unknown(why) => Status::Unknown(why),
+        };
+        Obligation { name, formula: f, status }
+    }
+
+    fn check(&mut self, f: &Term) -> SatResult {
+        self.solver.push();
+        self.solver.assert(f);
+        let r = self.solver.check();
+        self.solver.pop();
+        r
+    }
+
+    fn initiation(&mut self, i: usize, cube: &Cube, inv: &[Cube]) -> Obligation {
+        let mut terms = cube.vars.clone();
+        terms.extend(self.index_scalars());
+        if terms.is_empty() {
+            terms.push(Term::var("w!0", self.sys.index_sort()));
+        }
+        let id = HashMap::new();
+        let mut base = vec![cube.body(), Term::distinct(&cube.vars)];
+        base.extend(self.forall_instances(&self.sys.initial, &terms, &id));
+        base.extend(self.forall_instances(&self.sys.axioms, &terms, &id));
+        base.extend(self.bounds(&terms));
+        let _ = inv;
+        self.decide(format!("initiation[{i}]"), base, vec![], Vec::new)
+    }
+
+    fn exclusion(&mut self, k: usize, u: &Quantified, inv: &[Cube]) -> Obligation {
+        let mut terms = u.vars.clone();
+        terms.extend(self.index_scalars());
+        let id = HashMap::new();
+        let mut base = vec![u.body(), Term::distinct(&u.vars)];
+        base.extend(self.forall_instances(&self.sys.axioms, &terms, &id));
+        base.extend(self.bounds(&terms));
+        let clauses = Self::all_clauses(inv, &terms);
+        self.decide(format!("exclusion[{k}]"), base, clauses, Vec::new)
+    }
+
+    fn consecution(&mut self, i: usize, ti: usize, inv: &[Cube], hints: &[crate::engine::Hint]) -> Obligation {
+        let sys = self.sys;
+        let t: &Transition = &sys.transitions[ti];
+        let cube = &inv[i];
+        // Skolem constants: the cube's variables and the parameters.
+        let xs: Vec<Term> = t.params.iter().enumerate().map(|(p, v)| Term::var(&format!("x!{}", p + 1), v.sort().clone())).collect();
+        let pmap: HashMap<Term, Term> = t.params.iter().cloned().zip(xs.iter().cloned()).collect();
+        let next: HashMap<Term, Term> =
+            (0..sys.vars.len()).map(|v| (sys.vars[v].term.clone(), substitute(&sys.next_value(t, v), &pmap))).collect();
+        let mut terms: Vec<Term> = cube.vars.iter().chain(&xs).cloned().collect();
+        for s in self.index_scalars() {
+            terms.push(s.clone());
+            let n = substitute(&s, &next);
+            if !terms.contains(&n) {
+                terms.push(n);
+            }
+        }
+        let id = HashMap::new();
+        let mut base = vec![
+            Term::distinct(&cube.vars),
+            Term::distinct(&xs),
+            substitute(&t.guard, &pmap),
+            substitute(&cube.body(), &next),
+        ];
+        if let Some((j, body)) = &t.uguard {
+            let body = substitute(body, &pmap);
+            for v in &terms {
+                base.push(substitute(&body, &[(j.clone(), v.clone())].into_iter().collect()));
+            }
+        }
+        base.extend(self.forall_instances(&sys.axioms, &terms, &id));
+        base.extend(self.forall_instances(&sys.axioms, &terms, &next));
+        base.extend(self.bounds(&terms));
+        // hinted instances, translated from the pre-image's variables
+        let mut hinted = vec![];
+        for h in hints.iter().filter(|h| h.edge.transition == ti) {
+            let mut tr: HashMap<Term, Term> = HashMap::new();
+            for (q, v) in h.edge.succ_vars.iter().enumerate() {
+                tr.insert(v.clone(), cube.vars[q].clone());
+            }
+            for (p, v) in h.edge.params.iter().enumerate() {
+                tr.entry(v.clone()).or_insert_with(|| xs[p].clone());
+            }
+            for (k, images) in &h.instances {
+                if let Some(imgs) = images.iter().map(|v| tr.get(v).cloned()).collect::<Option<Vec<Term>>>() {
+                    hinted.push(Self::clause(&inv[k.to_owned()], &imgs));
+                }
+            }
+        }
+        let name = format!("consecution[{i}, {}]", t.name);
+        self.decide(name, base, hinted, || Self::all_clauses(inv, &terms))
+    }
+}
+
+/// Re-checks a SAFE answer with the given backend (normally the one the
+/// search did not use); `timeout_ms` bounds each solver call.
+pub fn certify_safe(sys: &System, proof: &Proof, backend: Backend, timeout_ms: u64) -> SafeCertificate {
+    let mut solver = smt::solver(backend);
+    solver.set_timeout_ms(timeout_ms);
+    let mut ck = SafeChecker { sys, solver, complete: instantiation_complete(sys), timeout_ms };
+    let _ = ck.timeout_ms;
+    let inv = &proof.invariant;
+    let mut obligations = vec![];
+    for (k, u) in sys.unsafe_.iter().enumerate() {
+        obligations.push(ck.exclusion(k, u, inv));
+    }
+    for (i, c) in inv.iter().enumerate() {
+        obligations.push(ck.initiation(i, c, inv));
+    }
+    for i in 0..inv.len() {
+        for ti in 0..sys.transitions.len() {
+            obligations.push(ck.consecution(i, ti, inv, &proof.hints[i]));
+        }
+    }
+    SafeCertificate { backend, obligations }
+}
+
+/// A concrete counterexample: process count, the states and the steps.
+#[derive(Clone, Debug)]
+pub struct ConcreteTrace {
+    /// The number of processes of the instance (named 0..n-1 ... printed as #1..#n).
+    pub procs: usize,
+    /// The states, from an initial one to an unsafe one: for each state
+    /// variable, its value (arrays: one value per process or tuple).
+    pub states: Vec<Vec<Value>>,
+    /// The steps: transition index and its parameters' processes.
+    pub steps: Vec<(usize, Vec<usize>)>,
+}
+
+/// The value of a state variable in a concrete state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Value {
+    /// A scalar's value.
+    Scalar(Term),
+    /// An array's values, per index tuple (in lexicographic order of processes).
+    Array(Vec<(Vec<usize>, Term)>),
+}
+
+fn proc_lit(p: usize, isort: &Sort) -> Term {
+    Term::raw(Op::Int(p as i64), vec![], isort.clone())
+}
+
+/// A literal as a term of the given sort (model values come back as Int for
+/// Int-encoded sorts).
+fn as_sort(v: &Term, s: &Sort) -> Term {
+    match (v.op(), s) {
+        (Op::Int(n), Sort::Index) => proc_lit(*n as usize, s),
+        _ => v.clone(),
+    }
+}
+
+/// The finite-instance encoding of a trace: states as copies of the state
+/// variables, one constraint list per part.
+struct Unrolling {
+    /// The state variables' copies at each state.
+    states: Vec<HashMap<Term, Term>>,
+    /// Every constraint.
+    constraints: Vec<Term>,
+}
+
+fn unroll(sys: &System, trace: &AbstractTrace, procs: usize) -> Option<(Unrolling, Vec<(usize, Vec<usize>)>)> {
+    let isort = sys.index_sort();
+    let ps: Vec<Term> = (0..procs).map(|p| proc_lit(p, &isort)).collect();
+    let k = trace.edges.len();
+    let states: Vec<HashMap<Term, Term>> = (0..=k)
+        .map(|s| sys.vars.iter().map(|v| (v.term.clone(), Term::var(&format!("{}@{}", v.name(), s), v.term.sort().clone()))).collect())
+        .collect();
+    let mut cs = vec![];
+    // process assignment along the trace
+    let mut assign: Vec<usize> = (0..trace.cubes[0].arity()).collect();
+    let mut steps = vec![];
+    for s in 0..=k {
+        let st = &states[s];
+        for q in &sys.axioms {
+            for m in all_maps(&q.vars, &ps) {
+                cs.push(substitute(&substitute(&q.body(), &m), st));
+            }
+        }
+        // index-valued state must name an existing process
+        for v in &sys.vars {
+            if v.value_sort() == isort {
+                for cell in cells(sys, v.is_array, &v.term, &ps) {
+                    let c = substitute(&cell, st);
+                    cs.push(Term::le(&proc_lit(0, &isort), &c));
+                    cs.push(Term::lt(&c, &proc_lit(procs, &isort)));
+                }
+            }
+        }
+        if s == 0 {
+            for q in &sys.initial {
+                for m in all_maps(&q.vars, &ps) {
+                    cs.push(substitute(&substitute(&q.body(), &m), st));
+                }
+            }
+        }
+        let cube = &trace.cubes[s];
+        if s == k {
+            let m: HashMap<Term, Term> = cube.vars.iter().zip(&assign).map(|(v, p)| (v.clone(), ps[*p].clone())).collect();
+            cs.push(substitute(&substitute(&cube.body(), &m), st));
+            break;
+        }
+        let e = &trace.edges[s];
+        let pos = |v: &Term| cube.vars.iter().position(|w| w == v);
+        let params: Vec<usize> = e.params.iter().map(|v| pos(v).map(|i| assign[i])).collect::<Option<_>>()?;
+        let t: &Transition = &sys.transitions[e.transition];
+        let mut pm: HashMap<Term, Term> = t.params.iter().cloned().zip(params.iter().map(|p| ps[*p].clone())).collect();
+        for (vi, v) in t.values.iter().enumerate() {
+            pm.insert(v.clone(), Term::var(&format!("{}@{}!{}", v.var_name().unwrap_or("v"), s, vi), v.sort().clone()));
+        }
+        cs.push(substitute(&substitute(&t.guard, &pm), st));
+        if let Some((j, body)) = &t.uguard {
+            for p in &ps {
+                let mut m = pm.clone();
+                m.insert(j.clone(), p.clone());
+                cs.push(substitute(&substitute(body, &m), st));
+            }
+        }
+        let nx = &states[s + 1];
+        for (vi, v) in sys.vars.iter().enumerate() {
+            let val = substitute(&substitute(&sys.next_value(t, vi), &pm), st);
+            if v.is_array {
+                for cell in cells(sys, true, &v.term, &ps) {
+                    let idx = &cell.args()[1..];
+                    cs.push(Term::eq(&substitute(&cell, nx), &Term::select(&val, idx)));
+                }
+            } else {
+                cs.push(Term::eq(&nx[&v.term], &val));
+            }
+        }
+        steps.push((e.transition, params.clone()));
+        let next_cube = &trace.cubes[s + 1];
+        let _ = next_cube;
+        assign = e.succ_vars.iter().map(|v| pos(v).map(|i| assign[i])).collect::<Option<_>>()?;
+    }
+    Some((Unrolling { states, constraints: cs }, steps))
+}
+
+/// The cells of a state variable over the processes: the variable itself
+/// for a scalar, its reads at every index tuple for an array.
+fn cells(sys: &System, is_array: bool, v: &Term, ps: &[Term]) -> Vec<Term> {
+    if !is_array {
+        return vec![v.clone()];
+    }
+    let dims = v.sort().as_array().map(|a| a.index.len()).unwrap_or(1);
+    let isort = sys.index_sort();
+    let dummy: Vec<Term> = (0..dims).map(|d| Term::var(&format!("d!{d}"), isort.clone())).collect();
+    all_maps(&dummy, ps)
+        .into_iter()
+        .map(|m| Term::select(v, &dummy.iter().map(|d| m[d].clone()).collect::<Vec<_>>()))
+        .collect()
+}
+
+/// Replays a candidate trace on concrete instances with as many processes
+/// as it names, then one and two more; the concrete trace if one checks out.
+pub fn replay(sys: &System, trace: &AbstractTrace, backend: Backend, timeout_ms: u64) -> Result<Option<ConcreteTrace>, String> {
+    let n0 = trace.cubes[0].arity().max(1);
+    for procs in n0..=n0 + 2 {
+        let Some((u, steps)) = unroll(sys, trace, procs) else {
+            return Err("trace does not name its processes consistently".into());
+        };
+        let mut solver = smt::solver(backend);
+        solver.set_timeout_ms(timeout_ms);
+        solver.assert(&Term::and(u.constraints.iter().cloned()));
+        match solver.check() {
+            SatResult::Unsat => continue,
+            SatResult::Unknown(why) => return Err(format!("replay undecided: {why}")),
+            SatResult::Sat => {}
+        }
+        let isort = sys.index_sort();
+        let ps: Vec<Term> = (0..procs).map(|p| proc_lit(p, &isort)).collect();
+        // read the concrete states off the model
+        let mut vals: HashMap<Term, Term> = HashMap::new();
+        let mut states = vec![];
+        for st in &u.states {
+            let mut row = vec![];
+            for v in &sys.vars {
+                let copy = &st[&v.term];
+                if v.is_array {
+                    let mut cellsv = vec![];
+                    for cell in cells(sys, true, copy, &ps) {
+                        let val = solver.value(&cell).ok_or("no model value")?;
+                        let val = as_sort(&val, cell.sort());
+                        vals.insert(cell.clone(), val.clone());
+                        let idx: Vec<usize> = cell.args()[1..].iter().map(|a| a.as_int().unwrap_or_else(|| match a.op() { Op::Int(n) => *n, _ => 0 }) as usize).collect();
+                        cellsv.push((idx, val));
+                    }
+                    row.push(Value::Array(cellsv));
+                } else {
+                    let val = solver.value(copy).ok_or("no model value")?;
+                    let val = as_sort(&val, copy.sort());
+                    vals.insert(copy.clone(), val.clone());
+                    row.push(Value::Scalar(val));
+                }
+            }
+            states.push(row);
+        }
+        // existential values of transitions
+        for c in &u.constraints {
+            for v in crate::logic::free_vars(c) {
+                if !vals.contains_key(&v) && !v.sort().as_array().is_some() {
+                    if let Some(val) = solver.value(&v) {
+                        vals.insert(v.clone(), as_sort(&val, v.sort()));
+                    }
+                }
+            }
+        }
+        // evaluate every constraint on the concrete values
+        for c in &u.constraints {
+            let mut e = c.clone();
+            for _ in 0..8 {
+                let e2 = substitute(&e, &vals);
+                if e2 == e {
+                    break;
+                }
+                e = e2;
+            }
+            if e != Term::tt() {
+                return Err(format!("replay: the solver's values do not satisfy {c} (evaluates to {e})"));
+            }
+        }
+        return Ok(Some(ConcreteTrace { procs, states, steps }));
+    }
+    Ok(None)
+}

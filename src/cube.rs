@@ -1,0 +1,429 @@
+//! ∃-cubes: `∃z1…zn. distinct(z1…zn) ∧ l1 ∧ … ∧ lm`, the symbolic states of
+//! backward reachability, kept in a normal form: index variables canonically
+//! named `z1…zn`, literals simplified and sorted, contradictions dropped.
+
+use crate::logic::{collect, Op, Sort, Term};
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+/// An existential cube over pairwise distinct index variables.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Cube {
+    /// The index variables `z1…zn`, pairwise distinct.
+    pub vars: Vec<Term>,
+    /// The literals (atoms or negated atoms), sorted by printed form.
+    pub lits: Vec<Term>,
+}
+
+impl fmt::Display for Cube {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.vars.is_empty() {
+            write!(f, "∃")?;
+            for (i, v) in self.vars.iter().enumerate() {
+                write!(f, "{}{}", if i > 0 { "," } else { "" }, v)?;
+            }
+            write!(f, ". ")?;
+        }
+        if self.lits.is_empty() {
+            return write!(f, "true");
+        }
+        for (i, l) in self.lits.iter().enumerate() {
+            write!(f, "{}{}", if i > 0 { " ∧ " } else { "" }, l)?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Cube {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{self}")
+    }
+}
+
+/// The canonical name of the `i`-th (0-based) cube variable.
+pub fn zvar(i: usize, sort: &Sort) -> Term {
+    Term::var(&format!("z{}", i + 1), sort.clone())
+}
+
+impl Cube {
+    /// The conjunction of the literals (free in the variables).
+    pub fn body(&self) -> Term {
+        Term::and(self.lits.iter().cloned())
+    }
+    /// The closed formula `∃z̄. distinct(z̄) ∧ body`.
+    pub fn formula(&self) -> Term {
+        Term::exists(&self.vars, &Term::and([Term::distinct(&self.vars), self.body()]))
+    }
+    /// The number of index variables.
+    pub fn arity(&self) -> usize {
+        self.vars.len()
+    }
+
+    /// Normalises a conjunction of arbitrary quantifier-free formulas over
+    /// the pairwise distinct index variables `vars` into cubes whose
+    /// disjunction is equivalent to it: equalities between distinct
+    /// variables are false, disjunctions and `ite`s are split, unit facts
+    /// are propagated, enumerations are closed, syntactically
+    /// contradictory cubes disappear.
+    pub fn normalize(vars: &[Term], formulas: &[Term]) -> Vec<Cube> {
+        Cube::normalize_renaming(vars, formulas).into_iter().map(|(c, _)| c).collect()
+    }
+
+    /// Like [`Cube::normalize`], also giving for each cube the renaming from
+    /// `vars` to its canonical variables.
+    pub fn normalize_renaming(vars: &[Term], formulas: &[Term]) -> Vec<(Cube, HashMap<Term, Term>)> {
+        let distinct: HashSet<Term> = vars.iter().cloned().collect();
+        let lits: Vec<Term> = formulas.iter().map(|f| resolve_distinct(f, &distinct)).collect();
+        let mut out = vec![];
+        let mut work = vec![lits];
+        while let Some(lits) = work.pop() {
+            match split_once(lits) {
+                Split::Branches(bs) => work.extend(bs),
+                Split::Done(lits) => {
+                    if let Some(lits) = propagate(lits, &distinct) {
+                        match split_once(lits) {
+                            Split::Branches(bs) => work.extend(bs),
+                            Split::Done(lits) => out.push(Cube::canonical(vars, lits)),
+                            Split::False => {}
+                        }
+                    }
+                }
+                Split::False => {}
+            }
+        }
+        out.sort_by(|a, b| a.0.lits.cmp(&b.0.lits));
+        out.dedup_by(|a, b| a.0 == b.0);
+        out
+    }
+
+    /// Renames the variables canonically (an order by the shape of the
+    /// literals each variable occurs in) and sorts the literals.
+    fn canonical(vars: &[Term], lits: Vec<Term>) -> (Cube, HashMap<Term, Term>) {
+        let texts: Vec<String> = lits.iter().map(|l| l.to_string()).collect();
+        let names: Vec<String> = vars.iter().map(|v| v.to_string()).collect();
+        let mut sig: Vec<(Vec<String>, usize)> = vec![];
+        for (i, v) in vars.iter().enumerate() {
+            let mut s: Vec<String> = lits
+                .iter()
+                .zip(&texts)
+                .filter(|(l, _)| crate::logic::occurs(v, l))
+                .map(|(_, t)| mask(t, &names, i))
+                .collect();
+            s.sort();
+            sig.push((s, i));
+        }
+        sig.sort();
+        let sort = vars.first().map(|v| v.sort().clone()).unwrap_or(Sort::Index);
+        let tmp: HashMap<Term, Term> = sig
+            .iter()
+            .enumerate()
+            .map(|(k, (_, i))| (vars[*i].clone(), Term::var(&format!("z{}#", k + 1), sort.clone())))
+            .collect();
+        let fin: HashMap<Term, Term> =
+            (0..vars.len()).map(|k| (Term::var(&format!("z{}#", k + 1), sort.clone()), zvar(k, &sort))).collect();
+        let mut lits: Vec<(String, Term)> = lits
+            .iter()
+            .map(|l| crate::logic::substitute(&crate::logic::substitute(l, &tmp), &fin))
+            .map(|l| (l.to_string(), l))
+            .collect();
+        lits.sort();
+        lits.dedup();
+        let renaming = sig.iter().enumerate().map(|(k, (_, i))| (vars[*i].clone(), zvar(k, &sort))).collect();
+        let cube = Cube { vars: (0..vars.len()).map(|k| zvar(k, &sort)).collect(), lits: lits.into_iter().map(|(_, l)| l).collect() };
+        (cube, renaming)
+    }
+
+    /// A key equal for cubes equal up to renaming of variables (as far as
+    /// the canonical order can tell).
+    pub fn key(&self) -> String {
+        let mut s = format!("{}|", self.vars.len());
+        for l in &self.lits {
+            s.push_str(&l.to_string());
+            s.push(';');
+        }
+        s
+    }
+}
+
+/// Replaces each other variable name in `text` by `?` and variable `me` by `_`.
+fn mask(text: &str, names: &[String], me: usize) -> String {
+    let mut out = String::with_capacity(text.len());
+    for tok in text.split_inclusive(|c: char| c == ' ' || c == '(' || c == ')') {
+        let (word, sep) = match tok.char_indices().last() {
+            Some((i, c)) if c == ' ' || c == '(' || c == ')' => (&tok[..i], &tok[i..]),
+            _ => (tok, ""),
+        };
+        match names.iter().position(|n| n == word) {
+            Some(k) if k == me => out.push('_'),
+            Some(_) => out.push('?'),
+            None => out.push_str(word),
+        }
+        out.push_str(sep);
+    }
+    out
+}
+
+/// Simplifies equalities between two distinct cube variables to false.
+pub fn resolve_distinct(t: &Term, distinct: &HashSet<Term>) -> Term {
+    let eqs = collect(t, &|s: &Term| {
+        matches!(s.op(), Op::Eq) && s.args().iter().all(|a| distinct.contains(a)) && s.args()[0] != s.args()[1]
+    });
+    if eqs.is_empty() {
+        return t.clone();
+    }
+    let map: HashMap<Term, Term> = eqs.into_iter().map(|e| (e, Term::ff())).collect();
+    crate::logic::substitute(t, &map)
+}
+
+enum Split {
+    Branches(Vec<Vec<Term>>),
+    Done(Vec<Term>),
+    False,
+}
+
+/// One step of splitting a conjunction into literals: flattens conjunctions,
+/// branches on the first disjunction or on the condition of the first
+/// non-Boolean `ite` found.
+fn split_once(lits: Vec<Term>) -> Split {
+    let mut flat = Vec::with_capacity(lits.len());
+    let mut stack = lits;
+    stack.reverse();
+    while let Some(l) = stack.pop() {
+        match l.op() {
+            Op::Bool(true) => {}
+            Op::Bool(false) => return Split::False,
+            Op::And => stack.extend(l.args().iter().rev().cloned()),
+            Op::Not if matches!(l.args()[0].op(), Op::Or) => {
+                stack.extend(l.args()[0].args().iter().rev().map(|a| a.not()))
+            }
+            _ => flat.push(l),
+        }
+    }
+    // disjunctions (also ¬(a ∧ b))
+    for (i, l) in flat.iter().enumerate() {
+        let disjuncts: Option<Vec<Term>> = match l.op() {
+            Op::Or => Some(l.args().to_vec()),
+            Op::Not if matches!(l.args()[0].op(), Op::And) => Some(l.args()[0].args().iter().map(|a| a.not()).collect()),
+            _ => None,
+        };
+        if let Some(ds) = disjuncts {
+            let rest: Vec<Term> = flat.iter().enumerate().filter(|(k, _)| *k != i).map(|(_, t)| t.clone()).collect();
+            // exclusive branches: d1 | ¬d1 ∧ d2 | …, so that cubes do not overlap
+            let mut branches = vec![];
+            let mut negs: Vec<Term> = vec![];
+            for d in ds {
+                let mut b = rest.clone();
+                b.extend(negs.iter().cloned());
+                b.push(d.clone());
+                branches.push(b);
+                negs.push(d.not());
+            }
+            return Split::Branches(branches);
+        }
+    }
+    // ite conditions
+    for l in &flat {
+        let ites = collect(l, &|s: &Term| matches!(s.op(), Op::Ite));
+        if let Some(ite) = ites.first() {
+            let c = ite.args()[0].clone();
+            let mut branches = vec![];
+            for val in [true, false] {
+                let map: HashMap<Term, Term> = [(c.clone(), Term::bool(val))].into_iter().collect();
+                let mut b: Vec<Term> = flat.iter().map(|t| crate::logic::substitute(t, &map)).collect();
+                b.push(if val { c.clone() } else { c.not() });
+                branches.push(b);
+            }
+            return Split::Branches(branches);
+        }
+    }
+    Split::Done(flat)
+}
+
+/// Unit propagation over literals: a literal `t = v` (v a value), `p` or
+/// `¬p` replaces `t`/`p` in the other literals; an index term equal to a
+/// cube variable is replaced by it; finite sorts are closed (all values but
+/// one excluded gives an equality, all excluded a contradiction). Returns
+/// `None` on a contradiction.
+fn propagate(mut lits: Vec<Term>, distinct: &HashSet<Term>) -> Option<Vec<Term>> {
+    loop {
+        let mut map: HashMap<Term, Term> = HashMap::new();
+        for l in &lits {
+            if let Some((t, v)) = definition(l, distinct) {
+                if let Some(old) = map.get(&t) {
+                    if *old != v {
+                        return None;
+                    }
+                }
+                map.entry(t).or_insert(v);
+            }
+        }
+        let mut changed = false;
+        let mut next = Vec::with_capacity(lits.len());
+        for l in &lits {
+            let keep = match definition(l, distinct) {
+                Some((t, v)) if map.get(&t) == Some(&v) => {
+                    // a defining literal stays, but its defined term is not rewritten
+                    let other: HashMap<Term, Term> =
+                        map.iter().filter(|(k, _)| **k != t).map(|(k, v)| (k.clone(), v.clone())).collect();
+                    let l2 = crate::logic::substitute(l, &other);
+                    resolve_distinct(&l2, distinct)
+                }
+                _ => resolve_distinct(&crate::logic::substitute(l, &map), distinct),
+            };
+            if keep != *l {
+                changed = true;
+            }
+            match keep.op() {
+                Op::Bool(true) => {}
+                Op::Bool(false) => return None,
+                _ => next.push(keep),
+            }
+        }
+        next.sort();
+        next.dedup();
+        if next.len() != lits.len() {
+            changed = true;
+        }
+        lits = next;
+        if let Some(closed) = close_enums(&lits)? {
+            lits = closed;
+            changed = true;
+        }
+        if !changed {
+            return Some(lits);
+        }
+        if needs_resplit(&lits) {
+            return Some(lits);
+        }
+    }
+}
+
+fn needs_resplit(lits: &[Term]) -> bool {
+    lits.iter().any(|l| matches!(l.op(), Op::And | Op::Or) || !collect(l, &|s: &Term| matches!(s.op(), Op::Ite)).is_empty())
+}
+
+/// The term a literal defines and its value: `t = v` with v a value or a
+/// cube variable (t not a cube variable), `p` (p := true), `¬p` (p := false).
+fn definition(l: &Term, distinct: &HashSet<Term>) -> Option<(Term, Term)> {
+    match l.op() {
+        Op::Eq => {
+            let (a, b) = (&l.args()[0], &l.args()[1]);
+            let is_target = |t: &Term| t.is_value() || distinct.contains(t);
+            if is_target(b) && !is_target(a) {
+                Some((a.clone(), b.clone()))
+            } else if is_target(a) && !is_target(b) {
+                Some((b.clone(), a.clone()))
+            } else {
+                None
+            }
+        }
+        Op::Not => {
+            let a = &l.args()[0];
+            (matches!(a.op(), Op::Var(_) | Op::Select)).then(|| (a.clone(), Term::ff()))
+        }
+        Op::Var(_) | Op::Select if *l.sort() == Sort::Bool => Some((l.clone(), Term::tt())),
+        _ => None,
+    }
+}
+
+/// Closes finite sorts: `Some(Some(lits))` when something changed,
+/// `Some(None)` when nothing did, `None` on a contradiction.
+fn close_enums(lits: &[Term]) -> Option<Option<Vec<Term>>> {
+    let mut excluded: HashMap<Term, Vec<i64>> = HashMap::new();
+    for l in lits {
+        if let Op::Not = l.op() {
+            let e = &l.args()[0];
+            if let Op::Eq = e.op() {
+                let (a, b) = (&e.args()[0], &e.args()[1]);
+                if let (Some(_), Some(v)) = (a.sort().finite_range(), literal_value(b)) {
+                    excluded.entry(a.clone()).or_default().push(v);
+                }
+            }
+        }
+    }
+    let mut out: Option<Vec<Term>> = None;
+    for (t, ex) in excluded {
+        let (lo, hi) = t.sort().finite_range().unwrap();
+        if hi - lo > 64 {
+            continue;
+        }
+        let left: Vec<i64> = (lo..=hi).filter(|v| !ex.contains(v)).collect();
+        match left.len() {
+            0 => return None,
+            1 => {
+                let val = make_literal(&t, left[0]);
+                let cur = out.get_or_insert_with(|| lits.to_vec());
+                cur.retain(|l| !(matches!(l.op(), Op::Not) && crate::logic::occurs(&t, l) && matches!(l.args()[0].op(), Op::Eq) && (l.args()[0].args()[0] == t || l.args()[0].args()[1] == t)));
+                cur.push(Term::eq(&t, &val));
+            }
+            _ => {}
+        }
+    }
+    Some(out)
+}
+
+fn literal_value(t: &Term) -> Option<i64> {
+    match t.op() {
+        Op::Int(n) | Op::EnumConst(n) => Some(*n),
+        _ => None,
+    }
+}
+
+fn make_literal(t: &Term, v: i64) -> Term {
+    match t.sort() {
+        Sort::Enum(d) if matches!(d.values, crate::logic::EnumValues::Names(_)) => Term::enum_const(t.sort().clone(), v),
+        _ => Term::int(v),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn arr(name: &str, elem: Sort) -> Term {
+        Term::var(name, Sort::array(vec![Sort::Index], elem))
+    }
+
+    #[test]
+    fn distinct_variables_and_propagation() {
+        let z1 = zvar(0, &Sort::Index);
+        let z2 = zvar(1, &Sort::Index);
+        let a = arr("a", Sort::Int);
+        let a1 = Term::select(&a, &[z1.clone()]);
+        let a2 = Term::select(&a, &[z2.clone()]);
+        // a[z1] = 3 ∧ (z1 = z2 ∨ a[z1] = 4) is contradictory
+        let f = [Term::eq(&a1, &Term::int(3)), Term::or([Term::eq(&z1, &z2), Term::eq(&a1, &Term::int(4))])];
+        assert!(Cube::normalize(&[z1.clone(), z2.clone()], &f).is_empty());
+        // a[z1] = ite(z1 = z2, 1, a[z2]) ∧ a[z2] = 5  gives a[z1] = 5
+        let g = [Term::eq(&a1, &Term::ite(&Term::eq(&z1, &z2), &Term::int(1), &a2)), Term::eq(&a2, &Term::int(5))];
+        let cs = Cube::normalize(&[z1.clone(), z2.clone()], &g);
+        assert_eq!(cs.len(), 1);
+        assert_eq!(cs[0].lits.len(), 2);
+    }
+
+    #[test]
+    fn renaming_gives_the_same_cube() {
+        let z1 = zvar(0, &Sort::Index);
+        let z2 = zvar(1, &Sort::Index);
+        let a = arr("a", Sort::Int);
+        let sel = |z: &Term| Term::select(&a, &[z.clone()]);
+        let c1 = Cube::normalize(&[z1.clone(), z2.clone()], &[Term::eq(&sel(&z1), &Term::int(1)), Term::eq(&sel(&z2), &Term::int(2))]);
+        let c2 = Cube::normalize(&[z1.clone(), z2.clone()], &[Term::eq(&sel(&z2), &Term::int(1)), Term::eq(&sel(&z1), &Term::int(2))]);
+        assert_eq!(c1, c2);
+        assert_eq!(c1[0].key(), c2[0].key());
+    }
+
+    #[test]
+    fn enumerations_are_closed() {
+        let d = std::rc::Rc::new(crate::logic::EnumDef { name: "t".into(), values: crate::logic::EnumValues::Subrange(1, 3) });
+        let s = Sort::Enum(d);
+        let z1 = zvar(0, &Sort::Index);
+        let a = arr("a", s.clone());
+        let r = Term::select(&a, &[z1.clone()]);
+        let ne = |v| Term::eq(&r, &Term::int(v)).not();
+        assert!(Cube::normalize(&[z1.clone()], &[ne(1), ne(2), ne(3)]).is_empty());
+        let cs = Cube::normalize(&[z1.clone()], &[ne(1), ne(2)]);
+        assert_eq!(cs.len(), 1);
+        assert_eq!(cs[0].lits, vec![Term::eq(&r, &Term::int(3))]);
+    }
+}

@@ -1,0 +1,341 @@
+//! Backward reachability (MCMT, Cubicle): from the unsafe cubes, compute
+//! pre-images breadth- or depth-first; stop when a cube meets the initial
+//! states (a candidate trace, replayed by the caller) or when every new cube
+//! is covered by the visited ones (safe: their negations form an inductive
+//! invariant). Visited cubes subsumed by a newer one are deleted.
+
+use super::{AbstractTrace, Hint, Limit, Outcome, Proof, Stats};
+use crate::cube::Cube;
+use crate::fixpoint::{match_cube, subsumes, Facts, Match};
+use crate::logic::{Op, Term};
+use crate::pre::{pre_image, Edge};
+use crate::safety::{index_bounds, initial_query, instantiate_all};
+use crate::smt::{self, Backend, SatResult, Solver};
+use crate::system::System;
+use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant};
+
+/// The exploration order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// Breadth-first: shortest traces, smallest invariants in practice.
+    Bfs,
+    /// Depth-first.
+    Dfs,
+}
+
+/// Settings of a backward search.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Exploration order.
+    pub order: Order,
+    /// Wall-clock limit.
+    pub timeout: Option<Duration>,
+    /// Limit on nodes created.
+    pub max_nodes: Option<usize>,
+    /// Limit on index variables per cube (processes a cube may name).
+    pub max_procs: usize,
+    /// The solver used by the search.
+    pub backend: Backend,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { order: Order::Bfs, timeout: None, max_nodes: None, max_procs: 8, backend: Backend::Z3 }
+    }
+}
+
+/// What became of a node.
+#[derive(Clone, Debug)]
+enum Fate {
+    /// Still queued.
+    Pending,
+    /// Expanded and kept among the visited cubes.
+    Visited,
+    /// Covered by these instances of visited nodes (node, images of its variables).
+    Covered(Vec<(usize, Vec<Term>)>),
+    /// Met the initial states along a spurious trace.
+    Spurious,
+}
+
+struct Node {
+    cube: Cube,
+    parent: Option<usize>,
+    edge: Option<Edge>,
+    /// Set when a newer node subsumed this visited one: (that node, images
+    /// of its variables among this node's variables).
+    deleted: Option<(usize, Vec<Term>)>,
+    fate: Fate,
+    /// Pre-images: the node holding each (None: unsatisfiable) and the edge.
+    children: Vec<(Option<usize>, Edge)>,
+}
+
+/// A backward reachability search over one system.
+pub struct Search<'a> {
+    sys: &'a System,
+    opts: Options,
+    solver: Box<dyn Solver>,
+    nodes: Vec<Node>,
+    visited: Vec<usize>,
+    seen: HashMap<String, usize>,
+    /// Counters and timers.
+    pub stats: Stats,
+    start: Instant,
+}
+
+impl<'a> Search<'a> {
+    /// A search on `sys` with the given options.
+    pub fn new(sys: &'a System, opts: Options) -> Self {
+        let solver = smt::solver(opts.backend);
+        Search { sys, opts, solver, nodes: vec![], visited: vec![], seen: HashMap::new(), stats: Stats::default(), start: Instant::now() }
+    }
+
+    fn limit(&self) -> Option<Limit> {
+        if let Some(t) = self.opts.timeout {
+            if self.start.elapsed() >= t {
+                return Some(Limit::Timeout);
+            }
+        }
+        if let Some(n) = self.opts.max_nodes {
+            if self.stats.nodes >= n {
+                return Some(Limit::NodeLimit);
+            }
+        }
+        None
+    }
+
+    fn check(&mut self, f: &Term) -> SatResult {
+        self.solver.push();
+        self.solver.assert(f);
+        let r = self.solver.check();
+        self.solver.pop();
+        r
+    }
+
+    /// Runs the search. `replay` decides whether a candidate trace is real
+    /// (it replays it on a concrete instance); spurious ones are set aside
+    /// and the search goes on, ending UNKNOWN if no real trace appears.
+    pub fn run(&mut self, replay: &mut dyn FnMut(&AbstractTrace) -> bool) -> Outcome {
+        self.start = Instant::now();
+        let mut queue: VecDeque<usize> = VecDeque::new();
+        for u in &self.sys.unsafe_ {
+            let vars: Vec<Term> = (0..u.vars.len()).map(|i| crate::cube::zvar(i, &self.sys.index_sort())).collect();
+            let map = u.vars.iter().cloned().zip(vars.iter().cloned()).collect();
+            let lits: Vec<Term> = u.lits.iter().map(|l| crate::logic::substitute(l, &map)).collect();
+            for c in Cube::normalize(&vars, &lits) {
+                if !self.seen.contains_key(&c.key()) {
+                    queue.push_back(self.add(c, None, None));
+                }
+            }
+        }
+        let mut spurious = false;
+        let mut hit_limit: Option<Limit> = None;
+        while let Some(id) = match self.opts.order {
+            Order::Bfs => queue.pop_front(),
+            Order::Dfs => queue.pop_back(),
+        } {
+            if let Some(l) = self.limit() {
+                hit_limit = Some(l);
+                break;
+            }
+            let cube = self.nodes[id].cube.clone();
+            // safety
+            let t0 = Instant::now();
+            let q = initial_query(self.sys, &cube);
+            self.stats.calls_safety += 1;
+            let r = self.check(&q);
+            self.stats.t_safety += t0.elapsed();
+            match r {
+                SatResult::Sat => {
+                    let trace = self.trace(id);
+                    if replay(&trace) {
+                        return Outcome::Unsafe(trace);
+                    }
+                    self.stats.spurious += 1;
+                    self.nodes[id].fate = Fate::Spurious;
+                    spurious = true;
+                    continue;
+                }
+                SatResult::Unknown(why) => return Outcome::Unknown(format!("solver: {why}")),
+                SatResult::Unsat => {}
+            }
+            // fixpoint
+            let t0 = Instant::now();
+            let covered = self.covered(&cube);
+            self.stats.t_fixpoint += t0.elapsed();
+            if let Some(instances) = covered {
+                self.stats.covered += 1;
+                self.nodes[id].fate = Fate::Covered(instances);
+                continue;
+            }
+            // delete visited cubes the new one subsumes
+            let nodes = &mut self.nodes;
+            let mut deleted = 0;
+            self.visited.retain(|&v| match subsumes(&cube, &nodes[v].cube) {
+                Some(images) => {
+                    nodes[v].deleted = Some((id, images));
+                    deleted += 1;
+                    false
+                }
+                None => true,
+            });
+            self.stats.deleted += deleted;
+            self.visited.push(id);
+            self.nodes[id].fate = Fate::Visited;
+            self.stats.expanded += 1;
+            // pre-images
+            let t0 = Instant::now();
+            for ti in 0..self.sys.transitions.len() {
+                for (c, e) in pre_image(self.sys, &cube, ti, self.opts.max_procs) {
+                    if let Some(&old) = self.seen.get(&c.key()) {
+                        self.nodes[id].children.push((Some(old), e));
+                        continue;
+                    }
+                    if needs_sat_check(&c) {
+                        let f = Term::and([c.body(), Term::distinct(&c.vars), Term::and(index_bounds(self.sys, &c.vars))]);
+                        let f = Term::and([f, Term::and(instantiate_all(self.sys, &self.sys.axioms, &c.vars))]);
+                        self.stats.calls_sat += 1;
+                        if self.check(&f) == SatResult::Unsat {
+                            self.nodes[id].children.push((None, e));
+                            continue;
+                        }
+                    }
+                    self.stats.max_vars = self.stats.max_vars.max(c.arity());
+                    let child = self.add(c, Some(id), Some(e.clone()));
+                    self.nodes[id].children.push((Some(child), e));
+                    queue.push_back(child);
+                }
+            }
+            self.stats.t_pre += t0.elapsed();
+        }
+        if let Some(l) = hit_limit {
+            return Outcome::Unknown(match l {
+                Limit::Timeout => "timeout".into(),
+                Limit::NodeLimit => "node limit".into(),
+            });
+        }
+        if spurious {
+            return Outcome::Unknown("only spurious traces found (universal guards)".into());
+        }
+        Outcome::Safe(self.proof())
+    }
+
+    fn add(&mut self, cube: Cube, parent: Option<usize>, edge: Option<Edge>) -> usize {
+        self.stats.nodes += 1;
+        self.seen.insert(cube.key(), self.nodes.len());
+        self.nodes.push(Node { cube, parent, edge, deleted: None, fate: Fate::Pending, children: vec![] });
+        self.nodes.len() - 1
+    }
+
+    /// Follows deletions: an instance of node `k` at `images` as an instance
+    /// of a surviving visited node.
+    fn resolve(&self, mut k: usize, mut images: Vec<Term>) -> (usize, Vec<Term>) {
+        while let Some((k2, imgs2)) = &self.nodes[k].deleted {
+            // node k2's variables map into node k's variables, which map to `images`
+            let pos = |v: &Term| self.nodes[k].cube.vars.iter().position(|w| w == v).unwrap();
+            images = imgs2.iter().map(|v| images[pos(v)].clone()).collect();
+            k = *k2;
+        }
+        (k, images)
+    }
+
+    /// The instances (surviving node, images) discharging node `k` seen
+    /// with its own variables as `images`.
+    fn discharge(&self, k: usize, images: &[Term]) -> Vec<(usize, Vec<Term>)> {
+        match &self.nodes[k].fate {
+            Fate::Visited => vec![self.resolve(k, images.to_vec())],
+            Fate::Covered(insts) => {
+                let pos = |v: &Term| self.nodes[k].cube.vars.iter().position(|w| w == v).unwrap();
+                insts
+                    .iter()
+                    .map(|(n, imgs)| self.resolve(*n, imgs.iter().map(|v| images[pos(v)].clone()).collect()))
+                    .collect()
+            }
+            Fate::Pending | Fate::Spurious => vec![],
+        }
+    }
+
+    /// The proof: surviving visited cubes with the hints for their pre-images.
+    fn proof(&self) -> Proof {
+        let index: HashMap<usize, usize> = self.visited.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+        let mut proof = Proof::default();
+        for &v in &self.visited {
+            proof.invariant.push(self.nodes[v].cube.clone());
+            let mut hints = vec![];
+            for (child, edge) in &self.nodes[v].children {
+                let instances = match child {
+                    None => vec![],
+                    Some(c) => {
+                        let vars = self.nodes[*c].cube.vars.clone();
+                        self.discharge(*c, &vars).into_iter().filter_map(|(n, imgs)| index.get(&n).map(|&i| (i, imgs))).collect()
+                    }
+                };
+                hints.push(Hint { edge: edge.clone(), instances });
+            }
+            proof.hints.push(hints);
+        }
+        proof
+    }
+
+    fn trace(&self, mut id: usize) -> AbstractTrace {
+        let mut cubes = vec![];
+        let mut edges = vec![];
+        loop {
+            let n = &self.nodes[id];
+            cubes.push(n.cube.clone());
+            match (&n.parent, &n.edge) {
+                (Some(p), Some(e)) => {
+                    edges.push(e.clone());
+                    id = *p;
+                }
+                _ => break,
+            }
+        }
+        AbstractTrace { cubes, edges }
+    }
+
+    /// The fixpoint test against the visited cubes: the instances that
+    /// cover the cube, if it is covered.
+    fn covered(&mut self, cube: &Cube) -> Option<Vec<(usize, Vec<Term>)>> {
+        let facts = Facts::of(cube);
+        let mut used = vec![];
+        let mut clauses = vec![];
+        for &v in &self.visited {
+            let old = &self.nodes[v];
+            match match_cube(&old.cube, cube, &facts) {
+                Match::Subsumed(images) => {
+                    self.stats.subsumed += 1;
+                    return Some(vec![(v, images)]);
+                }
+                Match::Instances(is) => {
+                    for (images, inst) in is {
+                        used.push((v, images));
+                        clauses.push(inst.not());
+                    }
+                }
+            }
+        }
+        if clauses.is_empty() {
+            return None;
+        }
+        let mut parts = vec![cube.body(), Term::distinct(&cube.vars)];
+        parts.extend(index_bounds(self.sys, &cube.vars));
+        parts.extend(instantiate_all(self.sys, &self.sys.axioms, &cube.vars));
+        parts.extend(clauses);
+        self.stats.calls_fixpoint += 1;
+        (self.check(&Term::and(parts)) == SatResult::Unsat).then_some(used)
+    }
+}
+
+/// Whether a cube's satisfiability is not already settled by normalisation
+/// (order, arithmetic or equalities between non-values).
+fn needs_sat_check(c: &Cube) -> bool {
+    c.lits.iter().any(|l| {
+        let a = if let Op::Not = l.op() { &l.args()[0] } else { l };
+        match a.op() {
+            Op::Lt | Op::Le => true,
+            Op::Eq => !a.args()[1].is_value(),
+            _ => false,
+        }
+    })
+}

@@ -1,0 +1,99 @@
+//! Search engines. Each engine explores the system's state space in its own
+//! way and ends with an [`Outcome`]; engines never parse and reach solvers
+//! only through [`crate::smt`].
+
+pub mod bwd;
+
+use crate::cube::Cube;
+use crate::pre::Edge;
+use std::time::Duration;
+
+/// Why a run ended without a verdict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// The time limit was reached.
+    Timeout,
+    /// The node limit was reached.
+    NodeLimit,
+}
+
+/// A counterexample found by backward search, before replay: the nodes from
+/// the one meeting the initial states back to an unsafe cube.
+#[derive(Clone, Debug)]
+pub struct AbstractTrace {
+    /// The cubes, from the initial end to the unsafe end.
+    pub cubes: Vec<Cube>,
+    /// The edge leading from each cube to the next (one fewer than cubes).
+    pub edges: Vec<Edge>,
+}
+
+/// A safety proof as backward search leaves it: the visited cubes, whose
+/// negations form an inductive invariant, and, for each of them, how each
+/// pre-image was discharged. The hints only say which instances of the
+/// invariant to use; the certifier does not trust them for anything else.
+#[derive(Clone, Debug, Default)]
+pub struct Proof {
+    /// The cubes whose negations form the invariant.
+    pub invariant: Vec<Cube>,
+    /// For each invariant cube, its pre-images with their discharging hints.
+    pub hints: Vec<Vec<Hint>>,
+}
+
+/// How one pre-image cube of an invariant cube was discharged.
+#[derive(Clone, Debug)]
+pub struct Hint {
+    /// The transition and variable correspondence of the pre-image.
+    pub edge: Edge,
+    /// Instances of invariant cubes implying the pre-image's negation:
+    /// (invariant cube, images of its variables among the pre-image's variables).
+    pub instances: Vec<(usize, Vec<crate::logic::Term>)>,
+}
+
+/// The result of a search.
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    /// No unsafe state is reachable; the proof.
+    Safe(Proof),
+    /// An unsafe state is reachable along this (not yet replayed) trace.
+    Unsafe(AbstractTrace),
+    /// Neither could be established; why.
+    Unknown(String),
+}
+
+/// Counters and timers of a search.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    /// Nodes created (cubes enqueued, roots included).
+    pub nodes: usize,
+    /// Nodes expanded (pre-images computed).
+    pub expanded: usize,
+    /// Nodes found covered by the fixpoint test.
+    pub covered: usize,
+    /// Visited nodes deleted because a newer node subsumed them.
+    pub deleted: usize,
+    /// Covered without the solver (syntactic subsumption).
+    pub subsumed: usize,
+    /// Solver calls of the safety test.
+    pub calls_safety: usize,
+    /// Solver calls of the fixpoint test.
+    pub calls_fixpoint: usize,
+    /// Solver calls checking new cubes for satisfiability.
+    pub calls_sat: usize,
+    /// Traces found spurious on replay.
+    pub spurious: usize,
+    /// Time in the safety test.
+    pub t_safety: Duration,
+    /// Time in the fixpoint test.
+    pub t_fixpoint: Duration,
+    /// Time computing pre-images.
+    pub t_pre: Duration,
+    /// Largest number of index variables in a cube.
+    pub max_vars: usize,
+}
+
+impl Stats {
+    /// Total solver calls.
+    pub fn solver_calls(&self) -> usize {
+        self.calls_safety + self.calls_fixpoint + self.calls_sat
+    }
+}

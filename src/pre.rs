@@ -1,0 +1,108 @@
+//! Pre-images of cubes under transitions: `pre(∃z̄.φ, τ)` as a disjunction
+//! of cubes. Each transition parameter is identified with a cube variable
+//! or a fresh one; array reads of the next state are replaced by the
+//! update's case expression and split; the universal guard is instantiated
+//! on every index variable of the result (an over-approximation, as in MCMT
+//! and Cubicle, which is why UNSAFE traces are replayed).
+
+use crate::cube::{zvar, Cube};
+use crate::logic::{substitute, Term};
+use crate::system::{System, Transition};
+use std::collections::HashMap;
+
+/// How a pre-image cube was obtained: which transition fired with which
+/// processes, and where the successor's variables went.
+#[derive(Clone, Debug)]
+pub struct Edge {
+    /// The transition (position in [`System::transitions`]).
+    pub transition: usize,
+    /// The parameters' processes, as variables of the pre-image cube.
+    pub params: Vec<Term>,
+    /// The successor cube's variables, as variables of the pre-image cube.
+    pub succ_vars: Vec<Term>,
+}
+
+/// Every identification of the transition's parameters with distinct cube
+/// variables or fresh ones: for each parameter, `Some(i)` (cube variable
+/// `i`) or `None` (a fresh process).
+pub fn identifications(n_params: usize, n_vars: usize) -> Vec<Vec<Option<usize>>> {
+    let mut out = vec![vec![]];
+    for _ in 0..n_params {
+        let mut next = vec![];
+        for p in &out {
+            let choices = (0..n_vars).filter(|i| !p.contains(&Some(*i))).map(Some).chain([None]);
+            for c in choices {
+                let mut q: Vec<Option<usize>> = p.clone();
+                q.push(c);
+                next.push(q);
+            }
+        }
+        out = next;
+    }
+    out
+}
+
+/// The pre-image of `cube` under transition number `ti`, with how each
+/// resulting cube relates to `cube`. `max_vars` bounds the number of index
+/// variables of the result (identifications needing more are skipped).
+pub fn pre_image(sys: &System, cube: &Cube, ti: usize, max_vars: usize) -> Vec<(Cube, Edge)> {
+    let t: &Transition = &sys.transitions[ti];
+    let isort = sys.index_sort();
+    let n = cube.arity();
+    let mut out = vec![];
+    for ident in identifications(t.params.len(), n) {
+        let fresh = ident.iter().filter(|c| c.is_none()).count();
+        if n + fresh > max_vars {
+            continue;
+        }
+        let vars: Vec<Term> = (0..n + fresh).map(|i| zvar(i, &isort)).collect();
+        let mut k = n;
+        let mut pmap: HashMap<Term, Term> = HashMap::new();
+        let mut pvals = vec![];
+        for (p, c) in t.params.iter().zip(&ident) {
+            let v = match c {
+                Some(i) => vars[*i].clone(),
+                None => {
+                    k += 1;
+                    vars[k - 1].clone()
+                }
+            };
+            pmap.insert(p.clone(), v.clone());
+            pvals.push(v);
+        }
+        let mut next: HashMap<Term, Term> = HashMap::new();
+        for u in &t.updates {
+            next.insert(sys.vars[u.var].term.clone(), substitute(&u.value, &pmap));
+        }
+        let mut parts: Vec<Term> = cube.lits.iter().map(|l| substitute(l, &next)).collect();
+        parts.push(substitute(&t.guard, &pmap));
+        if let Some((j, body)) = &t.uguard {
+            let body = substitute(body, &pmap);
+            for v in &vars {
+                parts.push(substitute(&body, &[(j.clone(), v.clone())].into_iter().collect()));
+            }
+        }
+        for (c, ren) in Cube::normalize_renaming(&vars, &parts) {
+            let edge = Edge {
+                transition: ti,
+                params: pvals.iter().map(|v| ren[v].clone()).collect(),
+                succ_vars: cube.vars.iter().enumerate().map(|(i, _)| ren[&vars[i]].clone()).collect(),
+            };
+            out.push((c, edge));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identification_counts() {
+        // one parameter, two cube variables: z1, z2 or fresh
+        assert_eq!(identifications(1, 2).len(), 3);
+        // two parameters, one variable: (z1,f) (f,z1) (f,f)
+        assert_eq!(identifications(2, 1).len(), 3);
+    }
+}
