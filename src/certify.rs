@@ -364,20 +364,35 @@ fn as_sort(v: &Term, s: &Sort) -> Term {
 struct Unrolling {
     /// The state variables' copies at each state.
     states: Vec<HashMap<Term, Term>>,
+    /// The symbols of the processes the trace names.
+    named: Vec<Term>,
     /// Every constraint.
     constraints: Vec<Term>,
+}
+
+/// The symbol standing for the `i`-th process named by the trace (its
+/// number among `0..procs` is chosen by the solver, so that order
+/// constraints between the trace's processes can be met).
+fn named_proc(i: usize, isort: &Sort) -> Term {
+    Term::var(&format!("p!{}", i + 1), isort.clone())
 }
 
 fn unroll(sys: &System, trace: &AbstractTrace, procs: usize) -> Option<(Unrolling, Vec<(usize, Vec<usize>)>)> {
     let isort = sys.index_sort();
     let ps: Vec<Term> = (0..procs).map(|p| proc_lit(p, &isort)).collect();
+    let n0 = trace.cubes[0].arity();
+    let named: Vec<Term> = (0..n0).map(|i| named_proc(i, &isort)).collect();
     let k = trace.edges.len();
     let states: Vec<HashMap<Term, Term>> = (0..=k)
         .map(|s| sys.vars.iter().map(|v| (v.term.clone(), Term::var(&format!("{}@{}", v.name(), s), v.term.sort().clone()))).collect())
         .collect();
-    let mut cs = vec![];
-    // process assignment along the trace
-    let mut assign: Vec<usize> = (0..trace.cubes[0].arity()).collect();
+    let mut cs = vec![Term::distinct(&named)];
+    for p in &named {
+        cs.push(Term::le(&ps[0], p));
+        cs.push(Term::lt(p, &proc_lit(procs, &isort)));
+    }
+    // which named process each variable of the current cube is
+    let mut assign: Vec<usize> = (0..n0).collect();
     let mut steps = vec![];
     for s in 0..=k {
         let st = &states[s];
@@ -391,7 +406,7 @@ fn unroll(sys: &System, trace: &AbstractTrace, procs: usize) -> Option<(Unrollin
             if v.value_sort() == isort {
                 for cell in cells(sys, v.is_array, &v.term, &ps) {
                     let c = substitute(&cell, st);
-                    cs.push(Term::le(&proc_lit(0, &isort), &c));
+                    cs.push(Term::le(&ps[0], &c));
                     cs.push(Term::lt(&c, &proc_lit(procs, &isort)));
                 }
             }
@@ -405,7 +420,7 @@ fn unroll(sys: &System, trace: &AbstractTrace, procs: usize) -> Option<(Unrollin
         }
         let cube = &trace.cubes[s];
         if s == k {
-            let m: HashMap<Term, Term> = cube.vars.iter().zip(&assign).map(|(v, p)| (v.clone(), ps[*p].clone())).collect();
+            let m: HashMap<Term, Term> = cube.vars.iter().zip(&assign).map(|(v, p)| (v.clone(), named[*p].clone())).collect();
             cs.push(substitute(&substitute(&cube.body(), &m), st));
             break;
         }
@@ -413,7 +428,7 @@ fn unroll(sys: &System, trace: &AbstractTrace, procs: usize) -> Option<(Unrollin
         let pos = |v: &Term| cube.vars.iter().position(|w| w == v);
         let params: Vec<usize> = e.params.iter().map(|v| pos(v).map(|i| assign[i])).collect::<Option<_>>()?;
         let t: &Transition = &sys.transitions[e.transition];
-        let mut pm: HashMap<Term, Term> = t.params.iter().cloned().zip(params.iter().map(|p| ps[*p].clone())).collect();
+        let mut pm: HashMap<Term, Term> = t.params.iter().cloned().zip(params.iter().map(|p| named[*p].clone())).collect();
         for (vi, v) in t.values.iter().enumerate() {
             pm.insert(v.clone(), Term::var(&format!("{}@{}!{}", v.var_name().unwrap_or("v"), s, vi), v.sort().clone()));
         }
@@ -438,11 +453,9 @@ fn unroll(sys: &System, trace: &AbstractTrace, procs: usize) -> Option<(Unrollin
             }
         }
         steps.push((e.transition, params.clone()));
-        let next_cube = &trace.cubes[s + 1];
-        let _ = next_cube;
         assign = e.succ_vars.iter().map(|v| pos(v).map(|i| assign[i])).collect::<Option<_>>()?;
     }
-    Some((Unrolling { states, constraints: cs }, steps))
+    Some((Unrolling { states, named, constraints: cs }, steps))
 }
 
 /// The cells of a state variable over the processes: the variable itself
@@ -480,6 +493,14 @@ pub fn replay(sys: &System, trace: &AbstractTrace, backend: Backend, timeout_ms:
         let ps: Vec<Term> = (0..procs).map(|p| proc_lit(p, &isort)).collect();
         // read the concrete states off the model
         let mut vals: HashMap<Term, Term> = HashMap::new();
+        let mut numbers = vec![];
+        for p in &u.named {
+            let v = solver.value(p).ok_or("no model value for a process")?;
+            numbers.push(v.as_int().ok_or("a process is not a number")? as usize);
+            vals.insert(p.clone(), as_sort(&v, &isort));
+        }
+        let steps: Vec<(usize, Vec<usize>)> =
+            steps.into_iter().map(|(t, ps)| (t, ps.into_iter().map(|i| numbers[i]).collect())).collect();
         let mut states = vec![];
         for st in &u.states {
             let mut row = vec![];

@@ -91,7 +91,7 @@ impl Cube {
                 Split::False => {}
             }
         }
-        out.sort_by(|a, b| a.0.lits.cmp(&b.0.lits));
+        out.sort_by_cached_key(|c| c.0.key());
         out.dedup_by(|a, b| a.0 == b.0);
         out
     }
@@ -329,14 +329,18 @@ fn definition(l: &Term, distinct: &HashSet<Term>) -> Option<(Term, Term)> {
 /// Closes finite sorts: `Some(Some(lits))` when something changed,
 /// `Some(None)` when nothing did, `None` on a contradiction.
 fn close_enums(lits: &[Term]) -> Option<Option<Vec<Term>>> {
-    let mut excluded: HashMap<Term, Vec<i64>> = HashMap::new();
+    // in order of first occurrence, so that results do not depend on hashing
+    let mut excluded: Vec<(Term, Vec<i64>)> = vec![];
     for l in lits {
         if let Op::Not = l.op() {
             let e = &l.args()[0];
             if let Op::Eq = e.op() {
                 let (a, b) = (&e.args()[0], &e.args()[1]);
                 if let (Some(_), Some(v)) = (a.sort().finite_range(), literal_value(b)) {
-                    excluded.entry(a.clone()).or_default().push(v);
+                    match excluded.iter_mut().find(|(t, _)| t == a) {
+                        Some((_, vs)) => vs.push(v),
+                        None => excluded.push((a.clone(), vec![v])),
+                    }
                 }
             }
         }

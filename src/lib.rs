@@ -2,14 +2,17 @@
 //! and array programs), by backward reachability over existential cubes,
 //! with checked verdicts. See ARCHITECTURE.md for the map.
 
+pub mod bench;
 pub mod certify;
 pub mod cube;
+pub mod driver;
 pub mod engine;
 pub mod fixpoint;
 pub mod frontend;
 pub mod instantiate;
 pub mod logic;
 pub mod pre;
+pub mod report;
 pub mod safety;
 pub mod smt;
 pub mod system;

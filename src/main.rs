@@ -1,1 +1,231 @@
-fn main() {}
+//! The `arrax` command line: `parse`, `check`, `bench`.
+
+use arrax::driver::{self, Certification, CheckOptions, Verdict};
+use arrax::engine::bwd::Order;
+use arrax::frontend;
+use arrax::report;
+use arrax::smt::Backend;
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Parser)]
+#[command(name = "arrax", version, about = "Model checker for array-based systems: parameterised protocols and array programs")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse and type-check a model; print the system in canonical form.
+    Parse {
+        /// The model (MCMT `.in`/`.mcmt`, canonical `.arrax`).
+        file: PathBuf,
+    },
+    /// Decide whether the model's unsafe states are reachable.
+    Check(CheckArgs),
+    /// Check many models (each in its own process, with time and memory
+    /// limits) and compare with expected verdicts and reference times.
+    Bench(arrax::bench::BenchArgs),
+}
+
+#[derive(clap::Args)]
+struct CheckArgs {
+    /// The model (MCMT `.in`/`.mcmt`, canonical `.arrax`).
+    file: PathBuf,
+    /// The engine.
+    #[arg(long, value_enum, default_value_t = EngineArg::Bwd)]
+    engine: EngineArg,
+    /// Exploration order of backward search.
+    #[arg(long, value_enum, default_value_t = SearchArg::Bfs)]
+    search: SearchArg,
+    /// Time limit in seconds (the run ends UNKNOWN).
+    #[arg(long)]
+    timeout: Option<f64>,
+    /// Node limit (the run ends UNKNOWN).
+    #[arg(long)]
+    max_nodes: Option<usize>,
+    /// Largest number of processes a cube may name.
+    #[arg(long, default_value_t = 8)]
+    max_procs: usize,
+    /// The search's solver; answers are checked with the other one.
+    #[arg(long, value_enum, default_value_t = SolverArg::Z3)]
+    solver: SolverArg,
+    /// Do not check the answer (no certification, no replay).
+    #[arg(long)]
+    no_certify: bool,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Write the invariant (SAFE) as SMT-LIB to this file.
+    #[arg(long)]
+    invariant: Option<PathBuf>,
+    /// Write the proof obligations (SAFE) as SMT-LIB files into this folder.
+    #[arg(long)]
+    obligations: Option<PathBuf>,
+    /// Print search statistics.
+    #[arg(long, short)]
+    verbose: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum EngineArg {
+    /// Backward reachability (MCMT/Cubicle).
+    Bwd,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SearchArg {
+    Bfs,
+    Dfs,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SolverArg {
+    Z3,
+    Cvc5,
+}
+
+fn load(file: &Path) -> Result<frontend::Parsed, ExitCode> {
+    match frontend::parse_file(file) {
+        Ok(p) => {
+            for w in &p.warnings {
+                eprintln!("{}: warning: {}", file.display(), w);
+            }
+            Ok(p)
+        }
+        Err(d) => {
+            eprintln!("{}", d.render(&file.display().to_string()));
+            Err(ExitCode::from(2))
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match cli.command {
+        Command::Parse { file } => match load(&file) {
+            Ok(p) => {
+                print!("{}", frontend::canonical::print(&p.system));
+                ExitCode::SUCCESS
+            }
+            Err(c) => c,
+        },
+        Command::Check(args) => check(args),
+        Command::Bench(args) => arrax::bench::run(&args),
+    }
+}
+
+fn check(args: CheckArgs) -> ExitCode {
+    let parsed = match load(&args.file) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    let sys = &parsed.system;
+    if let Err(why) = driver::supported(sys) {
+        eprintln!("{}:1:1: {why}", args.file.display());
+        return ExitCode::from(2);
+    }
+    if let Some(t) = args.timeout {
+        if !(t.is_finite() && t > 0.0) {
+            eprintln!("error: --timeout must be a positive number of seconds");
+            return ExitCode::from(2);
+        }
+    }
+    let opts = CheckOptions {
+        order: match args.search {
+            SearchArg::Bfs => Order::Bfs,
+            SearchArg::Dfs => Order::Dfs,
+        },
+        timeout: args.timeout.map(Duration::from_secs_f64),
+        max_nodes: args.max_nodes,
+        max_procs: args.max_procs,
+        backend: match args.solver {
+            SolverArg::Z3 => Backend::Z3,
+            SolverArg::Cvc5 => Backend::Cvc5,
+        },
+        certify: !args.no_certify,
+        invariant_out: args.invariant.clone(),
+        obligations_dir: args.obligations.clone(),
+    };
+    let EngineArg::Bwd = args.engine;
+    let r = driver::check(sys, &opts);
+    let verdict_line = match (&r.verdict, &r.certification) {
+        (Verdict::Safe, Certification::Uncertified(why)) => format!("SAFE (uncertified: {why})"),
+        (Verdict::Safe, _) => "SAFE".to_string(),
+        (Verdict::Unsafe, _) => "UNSAFE".to_string(),
+        (Verdict::Unknown(why), _) => format!("UNKNOWN ({why})"),
+    };
+    let cert_text = match &r.certification {
+        Certification::Certified(how) => format!("certified: {how}"),
+        Certification::Uncertified(why) => format!("uncertified: {why}"),
+        Certification::Skipped => "not certified (--no-certify)".to_string(),
+    };
+    if args.json {
+        let mut o = String::from("{");
+        o.push_str(&format!("\"file\":{},", report::json_str(&args.file.display().to_string())));
+        let v = match &r.verdict {
+            Verdict::Safe => "SAFE",
+            Verdict::Unsafe => "UNSAFE",
+            Verdict::Unknown(_) => "UNKNOWN",
+        };
+        o.push_str(&format!("\"verdict\":\"{v}\","));
+        if let Verdict::Unknown(why) = &r.verdict {
+            o.push_str(&format!("\"reason\":{},", report::json_str(why)));
+        }
+        o.push_str(&format!("\"certified\":{},", matches!(r.certification, Certification::Certified(_))));
+        o.push_str(&format!("\"certification\":{},", report::json_str(&cert_text)));
+        o.push_str(&format!("\"engine\":\"bwd\",\"solver\":\"{}\",", opts.backend));
+        o.push_str(&format!("\"time\":{:.4},\"certify_time\":{:.4},", r.time.as_secs_f64(), r.certify_time.as_secs_f64()));
+        o.push_str(&format!("\"obligations\":{},", r.obligations));
+        o.push_str(&format!("\"stats\":{},", report::stats_json(&r.stats)));
+        if let Some(p) = &r.proof {
+            let cl: Vec<String> = p.invariant.iter().map(|c| report::json_str(&report::clause(c))).collect();
+            o.push_str(&format!("\"invariant\":[{}],", cl.join(",")));
+        }
+        if let Some(t) = &r.trace {
+            let steps: Vec<String> = t
+                .steps
+                .iter()
+                .map(|(ti, ps)| {
+                    let ps: Vec<String> = ps.iter().map(|p| (p + 1).to_string()).collect();
+                    format!("{{\"transition\":{},\"procs\":[{}]}}", report::json_str(&sys.transitions[*ti].name), ps.join(","))
+                })
+                .collect();
+            o.push_str(&format!("\"trace\":{{\"procs\":{},\"steps\":[{}]}},", t.procs, steps.join(",")));
+        }
+        let notes: Vec<String> = r.notes.iter().map(|n| report::json_str(n)).collect();
+        o.push_str(&format!("\"notes\":[{}]", notes.join(",")));
+        o.push('}');
+        println!("{o}");
+    } else {
+        for n in &r.notes {
+            println!("note: {n}");
+        }
+        if let Some(p) = &r.proof {
+            println!("Inductive invariant ({} clauses):", p.invariant.len());
+            for c in &p.invariant {
+                println!("  {}", report::clause(c));
+            }
+        }
+        if let Some(t) = &r.trace {
+            print!("{}", report::trace(sys, t));
+        }
+        if args.verbose || r.trace.is_none() && r.proof.is_none() {
+            println!("statistics: {}", report::stats(&r.stats));
+        }
+        println!("time: {:.3}s (checking the answer: {:.3}s)", r.time.as_secs_f64(), r.certify_time.as_secs_f64());
+        println!("{cert_text}");
+        println!("{verdict_line}");
+    }
+    ExitCode::from(r.verdict.exit_code() as u8)
+}

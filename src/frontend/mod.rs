@@ -5,6 +5,11 @@ use crate::system::System;
 use std::fmt;
 use std::path::Path;
 
+pub mod canonical;
+pub mod elab;
+pub mod mcmt;
+pub mod sexp;
+
 /// A problem with the input, located at a line and column (1-based).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
@@ -72,4 +77,27 @@ impl Format {
             _ => Format::Mcmt,
         }
     }
+}
+
+/// Reads `src` in the given format. Binary input (NUL bytes) is reported at 1:1.
+pub fn parse_str(src: &str, format: Format) -> Result<Parsed, Diagnostic> {
+    if src.contains('\0') {
+        return Err(Diagnostic::new(1, 1, "the input looks binary (it contains NUL bytes), not a text model"));
+    }
+    match format {
+        Format::Mcmt => mcmt::parse(src),
+        Format::Canonical => canonical::parse(src),
+    }
+}
+
+/// Reads a file in the format its name suggests ([`Format::of_path`]).
+/// Reading errors and non-UTF-8 contents are reported at 1:1.
+pub fn parse_file(path: &Path) -> Result<Parsed, Diagnostic> {
+    let bytes =
+        std::fs::read(path).map_err(|e| Diagnostic::new(1, 1, format!("cannot read {}: {e}", path.display())))?;
+    let src = String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        Diagnostic::new(1, 1, format!("the file is not UTF-8 text (invalid byte at offset {at}); is it binary?"))
+    })?;
+    parse_str(&src, Format::of_path(path))
 }

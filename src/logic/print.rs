@@ -16,7 +16,9 @@ pub fn symbol(name: &str) -> String {
     }
 }
 
-fn op_name(op: &Op, sort: &Sort) -> &'static str {
+/// The SMT-LIB name of a non-leaf, non-binder operator (`div` or `/` for
+/// division depending on the result sort).
+pub fn op_name(op: &Op, sort: &Sort) -> &'static str {
     match op {
         Op::Not => "not",
         Op::And => "and",

@@ -9,12 +9,16 @@
 //! demand; bound variables are first translated as constants and then
 //! replaced by cvc5 bound variables at their binder (so a cached translation
 //! is right in every context). cvc5's arrays have no lambda, so array
-//! lambdas are removed beforehand: reads of a lambda are beta-reduced and an
-//! equation between arrays involving a lambda becomes the pointwise equation
-//! under a fresh universal quantifier (extensionality).
+//! lambdas are removed beforehand: a lambda updating finitely many cells
+//! (`λ i. ite(i = p, v, a[i])`) becomes writes (`a[p := v]`), a constant
+//! lambda becomes a constant array (which needs cvc5's `arrays-exp`), reads
+//! of a lambda are beta-reduced, and any other equation between arrays
+//! involving a lambda becomes the pointwise equation under a fresh universal
+//! quantifier (extensionality). cvc5 often answers `Unknown` (INCOMPLETE)
+//! for satisfiable queries with such quantifiers.
 
 use super::{enum_terms, guarded_body, range_fact, Backend, RangeFacts, SatResult, Solver};
-use crate::logic::{substitute, EnumValues, Op, Sort, Term};
+use crate::logic::{free_vars, substitute, EnumValues, Op, Sort, Term};
 use cvc5::{Kind, TermManager};
 use std::collections::HashMap;
 
@@ -66,7 +70,12 @@ impl Cvc5Solver {
         let mut solver = cvc5::Solver::new(&tm);
         let setup = configure(
             &mut solver,
-            &[("produce-models", "true"), ("produce-unsat-assumptions", "true"), ("incremental", "true")],
+            &[
+                ("produce-models", "true"),
+                ("produce-unsat-assumptions", "true"),
+                ("incremental", "true"),
+                ("arrays-exp", "true"),
+            ],
         );
         Cvc5Solver {
             tm,
@@ -96,7 +105,12 @@ impl Cvc5Solver {
         let cb = self.with_ranges(b)?;
         let conj = self.tm.mk_term(Kind::Not, &[cb]).map_err(|e| e.to_string())?;
         let mut s = cvc5::Solver::new(&self.tm);
-        configure(&mut s, &[("produce-interpolants", "true"), ("tlimit-per", &timeout_ms.to_string())])?;
+        // Verbosity -1 silences cvc5's SyGuS warnings on stderr.
+        let limit = timeout_ms.to_string();
+        configure(
+            &mut s,
+            &[("produce-interpolants", "true"), ("tlimit-per", &limit), ("arrays-exp", "true"), ("verbosity", "-1")],
+        )?;
         s.assert_formula(ca).map_err(|e| e.to_string())?;
         // cvc5: assertions ⊨ I and I ⊨ conj, so I ∧ b is unsatisfiable.
         match s.get_interpolant(conj) {
@@ -125,8 +139,11 @@ impl Cvc5Solver {
         b
     }
 
-    /// `t` without array lambdas (cached); `Err` if a lambda is neither read
-    /// nor compared (possibly through writes and `ite`s).
+    /// `t` without array lambdas (cached), except constant ones `λ vs. v`
+    /// for a literal `v` (cvc5 constant arrays). A lambda that updates
+    /// finitely many cells of an array, `λ i. ite(i = p, v, a[i])`, becomes
+    /// writes `a[p := v]`; other lambdas must be read (beta-reduced) or
+    /// compared (pointwise under a fresh `∀`), else `Err`.
     fn lambda_free(&mut self, t: &Term) -> Result<Term, String> {
         if !self.has_lambda(t) {
             return Ok(t.clone());
@@ -137,19 +154,33 @@ impl Cvc5Solver {
         let args = t.args();
         let r = match t.op() {
             Op::Eq if args.len() == 2 && args[0].sort().as_array().is_some() => {
-                let dims = args[0].sort().as_array().map(|a| a.index.clone()).unwrap_or_default();
-                let vs: Vec<Term> = dims
-                    .iter()
-                    .map(|s| {
-                        self.fresh += 1;
-                        Term::var(&format!("arrax!ext{}", self.fresh), s.clone())
-                    })
-                    .collect();
-                let pointwise = Term::eq(&read(&args[0], &vs), &read(&args[1], &vs));
-                self.lambda_free(&Term::forall(&vs, &pointwise))?
+                match (self.lambda_free(&args[0]), self.lambda_free(&args[1])) {
+                    (Ok(a), Ok(b)) => Term::eq(&a, &b),
+                    _ => {
+                        let dims = args[0].sort().as_array().map(|a| a.index.clone()).unwrap_or_default();
+                        let vs: Vec<Term> = dims
+                            .iter()
+                            .map(|s| {
+                                self.fresh += 1;
+                                Term::var(&format!("arrax!ext{}", self.fresh), s.clone())
+                            })
+                            .collect();
+                        let pointwise = Term::eq(&read(&args[0], &vs), &read(&args[1], &vs));
+                        self.lambda_free(&Term::forall(&vs, &pointwise))?
+                    }
+                }
             }
-            Op::Select if args.len() >= 2 => self.lambda_free(&read(&args[0], &args[1..]))?,
-            Op::Lambda(_) => return Err(format!("array lambda neither read nor compared: {t}")),
+            Op::Select if args.len() >= 2 && self.has_lambda(&args[0]) && read(&args[0], &args[1..]) != *t => {
+                self.lambda_free(&read(&args[0], &args[1..]))?
+            }
+            Op::Lambda(vs) if args.len() == 1 => {
+                let body = self.lambda_free(&args[0])?;
+                match as_writes(vs, &body) {
+                    Some(w) if matches!(w.op(), Op::Lambda(_)) => w,
+                    Some(w) => self.lambda_free(&w)?,
+                    None => return Err(format!("array lambda neither read nor compared: {t}")),
+                }
+            }
             _ => {
                 let new = args.iter().map(|a| self.lambda_free(a)).collect::<Result<Vec<_>, _>>()?;
                 t.rebuild(new)
@@ -240,10 +271,12 @@ impl Cvc5Solver {
             Op::Bool(b) => Ok(self.tm.mk_boolean(*b)),
             Op::Int(n) | Op::EnumConst(n) => Ok(self.tm.mk_integer(*n)),
             Op::Real(n, d) => {
-                if *d == 0 {
-                    return Err(format!("zero denominator: {t}"));
+                // Normalised literals have d > 0; raw ones are brought there.
+                let (n, d) = if *d < 0 { (n.checked_neg(), d.checked_neg()) } else { (Some(*n), Some(*d)) };
+                match (n, d) {
+                    (Some(n), Some(d)) if d != 0 => self.tm.mk_real_from_rational(n, d).map_err(Cvc5Solver::err),
+                    _ => Err(format!("malformed rational literal: {t}")),
                 }
-                self.tm.mk_real_from_rational(*n, *d).map_err(Cvc5Solver::err)
             }
             Op::Not => {
                 arity(1)?;
@@ -338,6 +371,16 @@ impl Cvc5Solver {
                 let body = body.substitute_terms(&consts, &vars).map_err(Cvc5Solver::err)?;
                 let list = self.mk(Kind::VariableList, &vars)?;
                 self.mk(if forall { Kind::Forall } else { Kind::Exists }, &[list, body])
+            }
+            Op::Lambda(_) if args.len() == 1 && args[0].is_value() => {
+                // A constant array, nested for several dimensions.
+                let dims = t.sort().as_array().map(|a| a.index.len()).unwrap_or(0);
+                let mut c = self.tr(&args[0])?;
+                for d in (0..dims).rev() {
+                    let s = self.sort(&array_suffix(t.sort(), d))?;
+                    c = self.tm.mk_const_array(s, c).map_err(Cvc5Solver::err)?;
+                }
+                Ok(c)
             }
             Op::Lambda(_) => Err(format!("array lambda in an unsupported position: {t}")),
         }
@@ -441,9 +484,7 @@ impl Cvc5Solver {
                     (Kind::Not, [x]) => x.not(),
                     (Kind::And, _) => Term::and(a),
                     (Kind::Or, _) => Term::or(a),
-                    (Kind::Implies, [.., last]) => {
-                        Term::implies(&Term::and(a[..a.len() - 1].iter().cloned()), last)
-                    }
+                    (Kind::Implies, [.., last]) => Term::implies(&Term::and(a[..a.len() - 1].iter().cloned()), last),
                     (Kind::Xor, [x, y]) => Term::eq(x, y).not(),
                     (Kind::Ite, [x, y, z]) => Term::ite(x, y, z),
                     (Kind::Equal, _) => Term::and(a.windows(2).map(|w| {
@@ -459,7 +500,9 @@ impl Cvc5Solver {
                 match (k, &a[..]) {
                     (Kind::Add, _) => Term::add(a),
                     (Kind::Mult, _) => Term::mul(a),
-                    (Kind::Sub, [x, rest @ ..]) => Term::add(std::iter::once(x.clone()).chain(rest.iter().map(|r| r.neg()))),
+                    (Kind::Sub, [x, rest @ ..]) => {
+                        Term::add(std::iter::once(x.clone()).chain(rest.iter().map(|r| r.neg())))
+                    }
                     (Kind::Neg, [x]) => x.neg(),
                     (Kind::ToReal, [x]) => x.clone(),
                     _ => return Err(unsupported()),
@@ -534,10 +577,7 @@ impl Cvc5Solver {
         } else if s.is_real() {
             Some(Sort::Real)
         } else {
-            self.sorts
-                .iter()
-                .find(|(a, c)| matches!(a, Sort::Uninterpreted(_)) && *c == s)
-                .map(|(a, _)| a.clone())
+            self.sorts.iter().find(|(a, c)| matches!(a, Sort::Uninterpreted(_)) && *c == s).map(|(a, _)| a.clone())
         }
     }
 
@@ -639,6 +679,60 @@ fn read(arr: &Term, idx: &[Term]) -> Term {
         }
         Op::Ite if args.len() == 3 => Term::ite(&args[0], &read(&args[1], idx), &read(&args[2], idx)),
         _ => Term::select(arr, idx),
+    }
+}
+
+/// `λ vs. body` as writes into a lambda-free array, when `body` is a
+/// chain `ite(vs = p1, v1, ite(vs = p2, v2, ... a[vs]))` ending in a read of
+/// an array not mentioning `vs` or in a literal (kept as the constant
+/// lambda, which cvc5 has as a constant array).
+fn as_writes(vs: &[Term], body: &Term) -> Option<Term> {
+    let args = body.args();
+    match body.op() {
+        _ if body.is_value() => Some(Term::lambda(vs, body)),
+        Op::Select if !args.is_empty() && args[1..] == *vs && !mentions(&args[0], vs) => Some(args[0].clone()),
+        Op::Ite if args.len() == 3 => {
+            let idx = point(&args[0], vs)?;
+            let map: HashMap<Term, Term> = vs.iter().cloned().zip(idx.iter().cloned()).collect();
+            let rest = as_writes(vs, &args[2])?;
+            Some(Term::store(&rest, &idx, &substitute(&args[1], &map)))
+        }
+        _ => None,
+    }
+}
+
+/// Whether `t` mentions one of `vs`.
+fn mentions(t: &Term, vs: &[Term]) -> bool {
+    free_vars(t).iter().any(|v| vs.contains(v))
+}
+
+/// The point `p` if `c` is `vs = p` (one equation per variable, `p` not mentioning `vs`).
+fn point(c: &Term, vs: &[Term]) -> Option<Vec<Term>> {
+    let eqs = if matches!(c.op(), Op::And) { c.args().to_vec() } else { vec![c.clone()] };
+    if eqs.len() != vs.len() {
+        return None;
+    }
+    let mut idx: Vec<Option<Term>> = vec![None; vs.len()];
+    for e in &eqs {
+        let (x, y) = match (e.op(), e.args()) {
+            (Op::Eq, [x, y]) => (x, y),
+            _ => return None,
+        };
+        let (v, p) = if vs.contains(x) { (x, y) } else { (y, x) };
+        let k = vs.iter().position(|w| w == v)?;
+        if mentions(p, vs) || idx[k].is_some() {
+            return None;
+        }
+        idx[k] = Some(p.clone());
+    }
+    idx.into_iter().collect()
+}
+
+/// The sort of the arrays over the dimensions of `s` from the `d`-th on.
+fn array_suffix(s: &Sort, d: usize) -> Sort {
+    match s.as_array() {
+        Some(a) => Sort::array(a.index[d..].to_vec(), a.elem.clone()),
+        None => s.clone(),
     }
 }
 

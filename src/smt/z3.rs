@@ -34,7 +34,9 @@ pub struct Z3Solver {
     ranges: RangeFacts,
     /// The base scope and one per `push`.
     scopes: Vec<Scope>,
-    /// The model of the last check, if it was `Sat` and nothing changed since.
+    /// Whether the last check was `Sat` and nothing changed since.
+    sat: bool,
+    /// The model of that check, fetched on the first `value`.
     model: Option<z3::Model>,
     /// The unsat core of the last check, if it was `Unsat`.
     core: Vec<Term>,
@@ -55,6 +57,7 @@ impl Z3Solver {
             sorts: HashMap::new(),
             ranges: RangeFacts::new(),
             scopes: vec![Scope::default()],
+            sat: false,
             model: None,
             core: vec![],
         }
@@ -62,25 +65,30 @@ impl Z3Solver {
 
     /// The z3 sort of an arrax sort: Index and enumerations are Int,
     /// multi-dimensional arrays are nested arrays.
-    fn sort(&mut self, s: &Sort) -> z3::Sort {
+    fn sort(&mut self, s: &Sort) -> Result<z3::Sort, String> {
         if let Some(z) = self.sorts.get(s) {
-            return z.clone();
+            return Ok(z.clone());
         }
         let z = match s {
             Sort::Bool => z3::Sort::bool(),
             Sort::Int | Sort::Index | Sort::Enum(_) => z3::Sort::int(),
             Sort::Real => z3::Sort::real(),
-            Sort::Uninterpreted(n) => z3::Sort::uninterpreted(Symbol::String(n.to_string())),
+            Sort::Uninterpreted(n) => {
+                if n.contains('\0') {
+                    return Err(format!("sort name with a NUL character: {n:?}"));
+                }
+                z3::Sort::uninterpreted(Symbol::String(n.to_string()))
+            }
             Sort::Array(a) => {
-                let mut z = self.sort(&a.elem);
+                let mut z = self.sort(&a.elem)?;
                 for i in a.index.iter().rev() {
-                    z = z3::Sort::array(&self.sort(i), &z);
+                    z = z3::Sort::array(&self.sort(i)?, &z);
                 }
                 z
             }
         };
         self.sorts.insert(s.clone(), z.clone());
-        z
+        Ok(z)
     }
 
     /// The translation of a term, cached.
@@ -113,16 +121,18 @@ impl Z3Solver {
                 if name.contains('\0') {
                     return Err(format!("symbol name with a NUL character: {name:?}"));
                 }
-                let s = self.sort(t.sort());
+                let s = self.sort(t.sort())?;
                 Dynamic::new_const(name.to_string(), &s)
             }
             Op::Bool(b) => Bool::from_bool(*b).into(),
             Op::Int(n) | Op::EnumConst(n) => Int::from_i64(*n).into(),
             Op::Real(n, d) => {
-                if *d == 0 {
-                    return Err(format!("zero denominator: {t}"));
+                // Normalised literals have d > 0; raw ones are brought there.
+                let (n, d) = if *d < 0 { (n.checked_neg(), d.checked_neg()) } else { (Some(*n), Some(*d)) };
+                match (n, d) {
+                    (Some(n), Some(d)) if d != 0 => Real::from_rational(n, d).into(),
+                    _ => return Err(format!("malformed rational literal: {t}")),
                 }
-                Real::from_rational(*n, *d).into()
             }
             Op::Not => {
                 arity(1)?;
@@ -278,6 +288,12 @@ impl Z3Solver {
         Ok(())
     }
 
+    /// Drops the last check's model (the solver's state changed).
+    fn forget_model(&mut self) {
+        self.sat = false;
+        self.model = None;
+    }
+
     /// The indicator literal of an assumption (asserting `ind ⇒ a` the first time).
     fn indicator(&mut self, a: &Term) -> Result<Bool, String> {
         if let Some(i) = self.scopes.iter().find_map(|s| s.indicators.get(a)) {
@@ -289,7 +305,7 @@ impl Z3Solver {
         }
         let b = self.tr_bool(a)?;
         let ind = Bool::fresh_const("arrax_assumption");
-        self.solver.assert(&ind.implies(&b));
+        self.solver.assert(ind.implies(&b));
         if let Some(top) = self.scopes.last_mut() {
             top.indicators.insert(a.clone(), ind.clone());
         }
@@ -404,7 +420,7 @@ impl Solver for Z3Solver {
     }
 
     fn assert(&mut self, t: &Term) {
-        self.model = None;
+        self.forget_model();
         if let Err(e) = self.assert_checked(t) {
             if let Some(top) = self.scopes.last_mut() {
                 top.error.get_or_insert(e);
@@ -413,7 +429,7 @@ impl Solver for Z3Solver {
     }
 
     fn push(&mut self) {
-        self.model = None;
+        self.forget_model();
         self.solver.push();
         self.ranges.push();
         self.scopes.push(Scope::default());
@@ -421,7 +437,7 @@ impl Solver for Z3Solver {
 
     /// Closes the innermost scope; popping the base scope does nothing.
     fn pop(&mut self) {
-        self.model = None;
+        self.forget_model();
         if self.scopes.len() > 1 {
             self.solver.pop(1);
             self.ranges.pop();
@@ -430,7 +446,7 @@ impl Solver for Z3Solver {
     }
 
     fn check_assuming(&mut self, assumptions: &[Term]) -> SatResult {
-        self.model = None;
+        self.forget_model();
         self.core.clear();
         if let Some(e) = self.scopes.iter().find_map(|s| s.error.as_ref()) {
             return SatResult::Unknown(format!("untranslatable assertion: {e}"));
@@ -444,12 +460,13 @@ impl Solver for Z3Solver {
         }
         match self.solver.check_assumptions(&inds) {
             z3::SatResult::Sat => {
-                self.model = self.solver.get_model();
+                self.sat = true;
                 SatResult::Sat
             }
             z3::SatResult::Unsat => {
                 let back: HashMap<Bool, &Term> = inds.iter().cloned().zip(assumptions).collect();
-                self.core = self.solver.get_unsat_core().iter().filter_map(|c| back.get(c)).map(|t| (*t).clone()).collect();
+                self.core =
+                    self.solver.get_unsat_core().iter().filter_map(|c| back.get(c)).map(|t| (*t).clone()).collect();
                 SatResult::Unsat
             }
             z3::SatResult::Unknown => {
@@ -461,7 +478,12 @@ impl Solver for Z3Solver {
     /// After `Sat`, until the next assertion, push or pop. Names-enumeration
     /// values outside the enumeration and array values give `None`.
     fn value(&mut self, t: &Term) -> Option<Term> {
-        self.model.as_ref()?;
+        if !self.sat {
+            return None;
+        }
+        if self.model.is_none() {
+            self.model = self.solver.get_model();
+        }
         let d = self.tr(t).ok()?;
         let v = self.model.as_ref()?.eval(&d, true)?;
         Z3Solver::literal(&v, t.sort())

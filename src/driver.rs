@@ -1,0 +1,228 @@
+//! The `check` pipeline: choose an engine, run it, check its answer
+//! (certify SAFE, replay UNSAFE) and report.
+
+use crate::certify::{self, ConcreteTrace, SafeCertificate, Status};
+use crate::engine::bwd::{self, Order, Search};
+use crate::engine::{Outcome, Proof, Stats};
+use crate::smt::Backend;
+use crate::system::System;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Settings of a check.
+#[derive(Clone, Debug)]
+pub struct CheckOptions {
+    /// Exploration order of backward search.
+    pub order: Order,
+    /// Wall-clock limit of the search.
+    pub timeout: Option<Duration>,
+    /// Node limit of the search.
+    pub max_nodes: Option<usize>,
+    /// Process limit per cube.
+    pub max_procs: usize,
+    /// The search's solver (answers are checked with the other one).
+    pub backend: Backend,
+    /// Whether to check answers (off only on request).
+    pub certify: bool,
+    /// Where to write the invariant as SMT-LIB.
+    pub invariant_out: Option<PathBuf>,
+    /// Where to write the proof obligations as SMT-LIB files.
+    pub obligations_dir: Option<PathBuf>,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        CheckOptions {
+            order: Order::Bfs,
+            timeout: None,
+            max_nodes: None,
+            max_procs: 8,
+            backend: Backend::Z3,
+            certify: true,
+            invariant_out: None,
+            obligations_dir: None,
+        }
+    }
+}
+
+/// The verdict of a check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// No unsafe state is reachable.
+    Safe,
+    /// An unsafe state is reachable.
+    Unsafe,
+    /// Undecided; why.
+    Unknown(String),
+}
+
+impl Verdict {
+    /// The process exit code: 0 SAFE, 1 UNSAFE, 3 UNKNOWN.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Verdict::Safe => 0,
+            Verdict::Unsafe => 1,
+            Verdict::Unknown(_) => 3,
+        }
+    }
+}
+
+/// How an answer was checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Certification {
+    /// Checked and confirmed (by which solver / by replay).
+    Certified(String),
+    /// Not confirmed: which obligation failed or stayed unknown.
+    Uncertified(String),
+    /// Checking was switched off.
+    Skipped,
+}
+
+/// Everything a check produced.
+pub struct CheckResult {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// How it was checked.
+    pub certification: Certification,
+    /// Search statistics.
+    pub stats: Stats,
+    /// The invariant, for SAFE.
+    pub proof: Option<Proof>,
+    /// The replayed trace, for UNSAFE.
+    pub trace: Option<ConcreteTrace>,
+    /// Obligations checked (for SAFE).
+    pub obligations: usize,
+    /// Total time.
+    pub time: Duration,
+    /// Time spent checking the answer.
+    pub certify_time: Duration,
+    /// Remarks for the user (spurious traces, replay problems).
+    pub notes: Vec<String>,
+}
+
+/// Whether the backward engine supports the system; else why not.
+pub fn supported(sys: &System) -> Result<(), String> {
+    for t in &sys.transitions {
+        if !t.values.is_empty() {
+            return Err(format!(
+                "unsupported: transition '{}' chooses a nondeterministic value, which backward search does not handle yet",
+                t.name
+            ));
+        }
+    }
+    if sys.unsafe_.is_empty() {
+        return Err("no unsafe states given (nothing to check)".into());
+    }
+    Ok(())
+}
+
+/// Runs backward search on `sys` and checks the answer.
+pub fn check(sys: &System, opts: &CheckOptions) -> CheckResult {
+    let start = Instant::now();
+    let per_call_ms = 20_000;
+    let mut notes = vec![];
+    let checker = opts.backend.other();
+    let bopts = bwd::Options {
+        order: opts.order,
+        timeout: opts.timeout,
+        max_nodes: opts.max_nodes,
+        max_procs: opts.max_procs,
+        backend: opts.backend,
+    };
+    let mut search = Search::new(sys, bopts);
+    let mut replayed: Option<ConcreteTrace> = None;
+    let certify_on = opts.certify;
+    let mut replay_time = Duration::ZERO;
+    let outcome = search.run(&mut |trace| {
+        let t0 = Instant::now();
+        let r = certify::replay(sys, trace, if certify_on { checker } else { opts.backend }, per_call_ms);
+        replay_time += t0.elapsed();
+        match r {
+            Ok(Some(ct)) => {
+                replayed = Some(ct);
+                true
+            }
+            Ok(None) => {
+                if std::env::var_os("ARRAX_DEBUG").is_some() {
+                    for (k, c) in trace.cubes.iter().enumerate() {
+                        eprintln!("cube {k}: {c}");
+                        if let Some(e) = trace.edges.get(k) {
+                            eprintln!("  --{}({:?}) succ {:?}-->", sys.transitions[e.transition].name, e.params, e.succ_vars);
+                        }
+                    }
+                }
+                notes.push(format!("spurious trace of length {} set aside (universal guards do not hold on replay)", trace.edges.len()));
+                false
+            }
+            Err(e) => {
+                notes.push(format!("trace of length {} not replayed: {e}", trace.edges.len()));
+                false
+            }
+        }
+    });
+    let stats = search.stats.clone();
+    let mut res = CheckResult {
+        verdict: Verdict::Unknown(String::new()),
+        certification: Certification::Skipped,
+        stats,
+        proof: None,
+        trace: None,
+        obligations: 0,
+        time: Duration::ZERO,
+        certify_time: replay_time,
+        notes,
+    };
+    match outcome {
+        Outcome::Unsafe(_) => {
+            res.verdict = Verdict::Unsafe;
+            res.trace = replayed;
+            res.certification = if certify_on {
+                Certification::Certified(format!("trace replayed on a concrete instance ({checker})"))
+            } else {
+                Certification::Skipped
+            };
+        }
+        Outcome::Unknown(why) => res.verdict = Verdict::Unknown(why),
+        Outcome::Safe(proof) => {
+            if certify_on {
+                let t0 = Instant::now();
+                let cert: SafeCertificate = certify::certify_safe(sys, &proof, checker, per_call_ms);
+                res.certify_time += t0.elapsed();
+                res.obligations = cert.obligations.len();
+                if let Some(dir) = &opts.obligations_dir {
+                    if let Err(e) = cert.write_smtlib(dir) {
+                        res.notes.push(format!("could not write obligations to {}: {e}", dir.display()));
+                    }
+                }
+                match cert.first_gap() {
+                    None => {
+                        res.verdict = Verdict::Safe;
+                        res.certification = Certification::Certified(format!("{} obligations proved by {checker}", cert.obligations.len()));
+                    }
+                    Some(o) if o.status == Status::Failed => {
+                        res.verdict = Verdict::Unknown(format!("certification failed: obligation {} has a counter-model", o.name));
+                        res.certification = Certification::Uncertified(format!("{} failed", o.name));
+                    }
+                    Some(o) => {
+                        let why = match &o.status {
+                            Status::Unknown(w) => w.clone(),
+                            _ => String::new(),
+                        };
+                        res.verdict = Verdict::Safe;
+                        res.certification = Certification::Uncertified(format!("{} unknown: {why}", o.name));
+                    }
+                }
+            } else {
+                res.verdict = Verdict::Safe;
+            }
+            if let Some(path) = &opts.invariant_out {
+                if let Err(e) = std::fs::write(path, crate::report::invariant_smtlib(sys, &proof.invariant)) {
+                    res.notes.push(format!("could not write the invariant to {}: {e}", path.display()));
+                }
+            }
+            res.proof = Some(proof);
+        }
+    }
+    res.time = start.elapsed();
+    res
+}

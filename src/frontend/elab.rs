@@ -1,0 +1,596 @@
+//! Elaboration: from s-expressions to sorted, simplified [`Term`]s.
+//!
+//! An [`Env`] maps symbols to what they stand for (state variables,
+//! constants, bound index variables, enumeration constants) and sort names
+//! to sorts. Elaboration type-checks every application and reports the
+//! first problem at the offending node. Terms are built only with the
+//! simplifying constructors of [`Term`].
+
+use super::sexp::{Sexp, SexpKind};
+use super::Diagnostic;
+use crate::logic::{Sort, Term};
+use std::collections::HashMap;
+
+/// What a symbol stands for.
+#[derive(Clone, Debug)]
+pub enum Binding {
+    /// A term standing for itself: a bound variable, a constant, an
+    /// enumeration constant, a scalar or array state variable.
+    Term(Term),
+    /// An MCMT global: a scalar that may also be read as `g[i]` (meaning `g`).
+    Global(Term),
+}
+
+impl Binding {
+    fn term(&self) -> &Term {
+        match self {
+            Binding::Term(t) | Binding::Global(t) => t,
+        }
+    }
+}
+
+/// The operators elaboration knows.
+const OPERATORS: &[&str] = &[
+    "and", "or", "not", "=>", "implies", "ite", "=", "distinct", "<", "<=", ">", ">=", "+", "-", "*", "div", "mod",
+    "/", "select", "store", "forall", "exists", "lambda",
+];
+
+/// Whether `name` is an operator or a Boolean literal (and cannot name a symbol).
+pub fn is_reserved(name: &str) -> bool {
+    OPERATORS.contains(&name) || name == "true" || name == "false"
+}
+
+/// Whether a term of sort `found` may stand where `want` is expected:
+/// [`Sort::compatible`], extended to arrays with compatible elements.
+pub fn fits(found: &Sort, want: &Sort) -> bool {
+    match (found.as_array(), want.as_array()) {
+        (Some(f), Some(w)) => f.index == w.index && fits(&f.elem, &w.elem),
+        _ => found.compatible(want),
+    }
+}
+
+/// A short one-line excerpt of a node's source text, for messages.
+pub fn excerpt(src: &str, e: &Sexp) -> String {
+    let text: String = e.text(src).split_whitespace().collect::<Vec<_>>().join(" ");
+    if text.chars().count() > 60 {
+        format!("{}...", text.chars().take(57).collect::<String>())
+    } else {
+        text
+    }
+}
+
+/// An elaboration environment over one source text.
+pub struct Env<'a> {
+    src: &'a str,
+    names: HashMap<String, Vec<Binding>>,
+    scopes: Vec<Vec<String>>,
+    sorts: HashMap<String, Sort>,
+    index_sort: Sort,
+    /// MCMT leniency: integer literals standing for process indices, and
+    /// `(t v)` read as `(= t v)`.
+    lenient: bool,
+    /// The process constants `#n` created for integer literals used as indices.
+    process_consts: Vec<(i64, Term)>,
+    /// Remarks on lenient readings.
+    warnings: Vec<Diagnostic>,
+}
+
+impl<'a> Env<'a> {
+    /// An empty environment for `src` whose process indices have sort `index_sort`
+    /// (named `proc` in binders).
+    pub fn new(src: &'a str, index_sort: Sort) -> Self {
+        let mut sorts = HashMap::new();
+        sorts.insert("proc".to_string(), index_sort.clone());
+        Env {
+            src,
+            names: HashMap::new(),
+            scopes: vec![vec![]],
+            sorts,
+            index_sort,
+            lenient: false,
+            process_consts: vec![],
+            warnings: vec![],
+        }
+    }
+
+    /// Turns MCMT leniency on or off. When on, in a system whose indices
+    /// are order-only, an integer literal `n` where a process index is
+    /// expected stands for the rigid process constant `#n` (MCMT indices
+    /// are integers; `(= h[x] 1)` names process 1); and an application
+    /// `(t v)` of a non-function term `t` to a literal `v` is read as
+    /// `(= t v)`, with a warning.
+    pub fn set_lenient(&mut self, on: bool) {
+        self.lenient = on;
+    }
+
+    /// The process constants `#n` created so far, ordered by `n`.
+    pub fn process_consts(&self) -> Vec<Term> {
+        let mut cs = self.process_consts.clone();
+        cs.sort_by_key(|(n, _)| *n);
+        cs.into_iter().map(|(_, t)| t).collect()
+    }
+
+    /// Takes the warnings about lenient readings collected so far.
+    pub fn take_warnings(&mut self) -> Vec<Diagnostic> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    /// The source text diagnostics refer to.
+    pub fn src(&self) -> &'a str {
+        self.src
+    }
+
+    /// The sort of process indices.
+    pub fn index_sort(&self) -> &Sort {
+        &self.index_sort
+    }
+
+    /// A diagnostic located at the start of `e`.
+    pub fn error(&self, e: &Sexp, msg: impl Into<String>) -> Diagnostic {
+        Diagnostic::at(self.src, e.start, msg)
+    }
+
+    /// Makes `name` denote `sort` in sort positions.
+    pub fn define_sort(&mut self, name: &str, sort: Sort) {
+        self.sorts.insert(name.to_string(), sort);
+    }
+
+    /// The sort a name denotes.
+    pub fn lookup_sort(&self, name: &str) -> Option<&Sort> {
+        self.sorts.get(name)
+    }
+
+    /// Binds `name` in the innermost open scope (shadowing outer bindings).
+    pub fn bind(&mut self, name: &str, b: Binding) {
+        self.names.entry(name.to_string()).or_default().push(b);
+        self.scopes.last_mut().expect("the outermost scope is never closed").push(name.to_string());
+    }
+
+    /// What `name` currently stands for.
+    pub fn lookup(&self, name: &str) -> Option<&Binding> {
+        self.names.get(name).and_then(|v| v.last())
+    }
+
+    /// Opens a scope for local bindings.
+    pub fn push_scope(&mut self) {
+        self.scopes.push(vec![]);
+    }
+
+    /// Closes the innermost scope, dropping its bindings (the outermost scope stays).
+    pub fn pop_scope(&mut self) {
+        if self.scopes.len() > 1 {
+            for name in self.scopes.pop().unwrap_or_default() {
+                if let Some(v) = self.names.get_mut(&name) {
+                    v.pop();
+                }
+            }
+        }
+    }
+
+    /// Elaborates a sort: a declared name or `(Array S1 … Sn E)`.
+    pub fn sort(&self, e: &Sexp) -> Result<Sort, Diagnostic> {
+        match &e.kind {
+            SexpKind::Symbol(s) => {
+                self.sorts.get(s).cloned().ok_or_else(|| self.error(e, format!("undeclared type '{s}'")))
+            }
+            SexpKind::List(items) if items.len() >= 3 && items[0].symbol() == Some("Array") => {
+                let sorts = items[1..].iter().map(|s| self.sort(s)).collect::<Result<Vec<_>, _>>()?;
+                let (elem, index) = sorts.split_last().expect("at least two sorts");
+                Ok(Sort::array(index.to_vec(), elem.clone()))
+            }
+            _ => Err(self.error(e, format!("expected a type, found '{}'", excerpt(self.src, e)))),
+        }
+    }
+
+    /// Elaborates binders `((x S) …)` into fresh variables (not yet bound).
+    pub fn binders(&self, e: &Sexp) -> Result<Vec<Term>, Diagnostic> {
+        let items = e.list().ok_or_else(|| self.error(e, "expected a list of variable declarations ((x S) ...)"))?;
+        self.binder_items(items)
+    }
+
+    /// Elaborates the declarations `(x S) …` of a binder list into fresh,
+    /// pairwise distinct variables (not yet bound).
+    pub fn binder_items(&self, items: &[Sexp]) -> Result<Vec<Term>, Diagnostic> {
+        let mut vars: Vec<Term> = vec![];
+        for b in items {
+            match b.list() {
+                Some([name, sort]) => {
+                    let n = name.symbol().ok_or_else(|| self.error(name, "expected a variable name"))?;
+                    if is_reserved(n) {
+                        return Err(self.error(name, format!("'{n}' is reserved and cannot name a variable")));
+                    }
+                    if vars.iter().any(|v| v.var_name() == Some(n)) {
+                        return Err(self.error(name, format!("repeated variable '{n}'")));
+                    }
+                    vars.push(Term::var(n, self.sort(sort)?));
+                }
+                _ => return Err(self.error(b, "expected a variable declaration (x S)")),
+            }
+        }
+        Ok(vars)
+    }
+
+    /// Elaborates a formula (a term of sort Bool).
+    pub fn formula(&mut self, e: &Sexp) -> Result<Term, Diagnostic> {
+        let t = self.term(e)?;
+        self.expect(e, t, &Sort::Bool, e)
+    }
+
+    /// Elaborates a term that must fit `sort` (integer literals become reals where a Real is expected).
+    pub fn term_of_sort(&mut self, e: &Sexp, sort: &Sort) -> Result<Term, Diagnostic> {
+        let t = self.term(e)?;
+        self.expect(e, t, sort, e)
+    }
+
+    fn mismatch(&self, at: &Sexp, want: &dyn std::fmt::Display, found: &Sort, ctx: &Sexp) -> Diagnostic {
+        self.error(at, format!("sort mismatch: expected {want}, found {found} in '{}'", excerpt(self.src, ctx)))
+    }
+
+    fn expect(&mut self, at: &Sexp, t: Term, want: &Sort, ctx: &Sexp) -> Result<Term, Diagnostic> {
+        let t = match t.as_int() {
+            Some(n) if *want == Sort::Real => Term::real(n, 1),
+            Some(n) if *want == Sort::Index && self.lenient => self.process_const(n),
+            _ => t,
+        };
+        if fits(t.sort(), want) {
+            Ok(t)
+        } else {
+            Err(self.mismatch(at, want, t.sort(), ctx))
+        }
+    }
+
+    /// The process constant `#n`.
+    fn process_const(&mut self, n: i64) -> Term {
+        let c = Term::var(&format!("#{n}"), Sort::Index);
+        if !self.process_consts.iter().any(|(m, _)| *m == n) {
+            self.process_consts.push((n, c.clone()));
+        }
+        c
+    }
+
+    /// Elaborates any term.
+    pub fn term(&mut self, e: &Sexp) -> Result<Term, Diagnostic> {
+        match &e.kind {
+            SexpKind::Int(n) => Ok(Term::int(*n)),
+            SexpKind::Decimal(n, d) => Ok(Term::real(*n, *d)),
+            SexpKind::Str(_) => Err(self.error(e, "unexpected string literal in a formula")),
+            SexpKind::Keyword(k) => Err(self.error(e, format!("unexpected keyword ':{k}' inside a formula"))),
+            SexpKind::Symbol(s) => match s.as_str() {
+                "true" => Ok(Term::tt()),
+                "false" => Ok(Term::ff()),
+                _ => match self.lookup(s) {
+                    Some(b) => Ok(b.term().clone()),
+                    None if OPERATORS.contains(&s.as_str()) => {
+                        Err(self.error(e, format!("operator '{s}' used without arguments")))
+                    }
+                    None => Err(self.error(e, format!("undeclared symbol '{s}'"))),
+                },
+            },
+            SexpKind::Select(arr, idx) => self.read(arr, idx, e),
+            SexpKind::List(items) => self.app(e, items),
+        }
+    }
+
+    /// `name[i1, …]`: an array read, or an MCMT global read with a (meaningless) index.
+    fn read(&mut self, arr: &Sexp, idx: &[Sexp], e: &Sexp) -> Result<Term, Diagnostic> {
+        let name = arr.symbol().ok_or_else(|| self.error(arr, "expected an array name before '['"))?;
+        let binding = self.lookup(name).cloned().ok_or_else(|| self.error(arr, format!("undeclared array '{name}'")))?;
+        match binding {
+            Binding::Global(g) => {
+                let [i] = idx else {
+                    return Err(self.error(e, format!("global '{name}' is read with {} indices, expected 1", idx.len())));
+                };
+                let index_sort = self.index_sort.clone();
+                self.term_of_sort(i, &index_sort)?;
+                Ok(g)
+            }
+            Binding::Term(a) => {
+                let Some(asort) = a.sort().as_array() else {
+                    return Err(self.error(arr, format!("'{name}' is not an array")));
+                };
+                if asort.index.len() != idx.len() {
+                    return Err(self.error(
+                        e,
+                        format!("array '{name}' takes {} indices, found {}", asort.index.len(), idx.len()),
+                    ));
+                }
+                let want = asort.index.clone();
+                let idx = idx.iter().zip(&want).map(|(i, s)| self.term_of_sort(i, s)).collect::<Result<Vec<_>, _>>()?;
+                Ok(Term::select(&a, &idx))
+            }
+        }
+    }
+
+    fn arity(&self, e: &Sexp, op: &str, args: &[Sexp], min: usize, max: Option<usize>) -> Result<(), Diagnostic> {
+        let n = args.len();
+        let ok = n >= min && max.is_none_or(|m| n <= m);
+        if ok {
+            return Ok(());
+        }
+        let want = match max {
+            Some(m) if m == min => format!("{min}"),
+            Some(m) => format!("{min} to {m}"),
+            None => format!("at least {min}"),
+        };
+        Err(self.error(e, format!("'{op}' expects {want} arguments, found {n}")))
+    }
+
+    /// Elaborates `args` to terms of one common sort (promoting integer
+    /// literals to Real when some argument is Real); returns the terms and
+    /// the sort.
+    fn same_sort(&mut self, app: &Sexp, args: &[Sexp]) -> Result<(Vec<Term>, Sort), Diagnostic> {
+        let mut terms = args.iter().map(|a| self.term(a)).collect::<Result<Vec<_>, _>>()?;
+        let real = terms.iter().any(|t| *t.sort() == Sort::Real);
+        let reference = match terms.iter().find(|t| !t.is_value()) {
+            _ if real => Sort::Real,
+            Some(t) => t.sort().clone(),
+            None => terms[0].sort().clone(),
+        };
+        for (t, a) in terms.iter_mut().zip(args) {
+            *t = self.expect(a, t.clone(), &reference, app)?;
+        }
+        Ok((terms, reference))
+    }
+
+    fn numeric(&mut self, app: &Sexp, args: &[Sexp]) -> Result<Vec<Term>, Diagnostic> {
+        let (terms, sort) = self.same_sort(app, args)?;
+        if !sort.is_numeric() {
+            return Err(self.mismatch(&args[0], &"a number", &sort, app));
+        }
+        Ok(terms)
+    }
+
+    fn chain(terms: &[Term], f: fn(&Term, &Term) -> Term) -> Term {
+        Term::and(terms.windows(2).map(|w| f(&w[0], &w[1])))
+    }
+
+    fn nonzero_literal(&self, at: &Sexp, t: &Term) -> Result<(), Diagnostic> {
+        if !t.is_value() || *t == Term::int(0) || *t == Term::real(0, 1) {
+            return Err(self.error(at, "the divisor must be a non-zero number literal (linear arithmetic)"));
+        }
+        Ok(())
+    }
+
+    fn folds(&self, e: &Sexp, ok: bool) -> Result<(), Diagnostic> {
+        if ok {
+            Ok(())
+        } else {
+            Err(self.error(e, "constant arithmetic overflows 64-bit integers"))
+        }
+    }
+
+    fn app(&mut self, e: &Sexp, items: &[Sexp]) -> Result<Term, Diagnostic> {
+        let Some((head, args)) = items.split_first() else {
+            return Err(self.error(e, "empty application '()'"));
+        };
+        let literal = |e: &Sexp| {
+            matches!(e.kind, SexpKind::Int(_) | SexpKind::Decimal(..))
+                || matches!(e.symbol(), Some("true" | "false"))
+        };
+        let applicable = match &head.kind {
+            SexpKind::Select(..) => true,
+            SexpKind::Symbol(s) => self.lookup(s).is_some(),
+            _ => false,
+        };
+        if self.lenient && applicable && args.len() == 1 && literal(&args[0]) {
+            let (ts, _) = self.same_sort(e, items)?;
+            let (t, v) = (excerpt(self.src, head), excerpt(self.src, &args[0]));
+            self.warnings.push(self.error(e, format!("read '({t} {v})' as '(= {t} {v})'")));
+            return Ok(Term::eq(&ts[0], &ts[1]));
+        }
+        let op = match &head.kind {
+            SexpKind::Symbol(s) if OPERATORS.contains(&s.as_str()) => s.as_str(),
+            SexpKind::Symbol(s) if self.lookup(s).is_some() || s == "true" || s == "false" => {
+                return Err(self.error(head, format!("'{s}' is not a function")))
+            }
+            SexpKind::Symbol(s) => return Err(self.error(head, format!("unknown function '{s}'"))),
+            _ => return Err(self.error(head, format!("'{}' is not a function", excerpt(self.src, head)))),
+        };
+        match op {
+            "not" => {
+                self.arity(e, op, args, 1, Some(1))?;
+                Ok(self.formula(&args[0])?.not())
+            }
+            "and" | "or" => {
+                let fs = args.iter().map(|a| self.formula(a)).collect::<Result<Vec<_>, _>>()?;
+                Ok(if op == "and" { Term::and(fs) } else { Term::or(fs) })
+            }
+            "=>" | "implies" => {
+                self.arity(e, op, args, 2, None)?;
+                let fs = args.iter().map(|a| self.formula(a)).collect::<Result<Vec<_>, _>>()?;
+                let (last, init) = fs.split_last().expect("at least two arguments");
+                Ok(init.iter().rev().fold(last.clone(), |acc, a| Term::implies(a, &acc)))
+            }
+            "ite" => {
+                self.arity(e, op, args, 3, Some(3))?;
+                let c = self.formula(&args[0])?;
+                let (bs, _) = self.same_sort(e, &args[1..])?;
+                Ok(Term::ite(&c, &bs[0], &bs[1]))
+            }
+            "=" | "distinct" => {
+                self.arity(e, op, args, 2, None)?;
+                let (ts, _) = self.same_sort(e, args)?;
+                Ok(if op == "=" { Self::chain(&ts, Term::eq) } else { Term::distinct(&ts) })
+            }
+            "<" | "<=" | ">" | ">=" => {
+                self.arity(e, op, args, 2, None)?;
+                let (ts, sort) = self.same_sort(e, args)?;
+                if !sort.is_numeric() && sort != Sort::Index {
+                    return Err(self.mismatch(&args[0], &"a number or a process index", &sort, e));
+                }
+                let f: fn(&Term, &Term) -> Term = match op {
+                    "<" => Term::lt,
+                    "<=" => Term::le,
+                    ">" => Term::gt,
+                    _ => Term::ge,
+                };
+                Ok(Self::chain(&ts, f))
+            }
+            "+" => {
+                self.arity(e, op, args, 1, None)?;
+                let ts = self.numeric(e, args)?;
+                self.folds(e, fold::sum(&ts))?;
+                Ok(Term::add(ts))
+            }
+            "-" => {
+                self.arity(e, op, args, 1, None)?;
+                let ts = self.numeric(e, args)?;
+                match ts.split_first() {
+                    Some((a, [])) => Ok(a.neg()),
+                    Some((a, rest)) => {
+                        let ts: Vec<Term> = std::iter::once(a.clone()).chain(rest.iter().map(|t| t.neg())).collect();
+                        self.folds(e, fold::sum(&ts))?;
+                        Ok(Term::add(ts))
+                    }
+                    None => unreachable!("arity checked"),
+                }
+            }
+            "*" => {
+                self.arity(e, op, args, 1, None)?;
+                let ts = self.numeric(e, args)?;
+                if ts.iter().filter(|t| !t.is_value()).count() > 1 {
+                    return Err(self.error(e, "non-linear product: at most one factor may be a non-literal"));
+                }
+                self.folds(e, fold::product(&ts))?;
+                Ok(Term::mul(ts))
+            }
+            "div" | "mod" => {
+                self.arity(e, op, args, 2, Some(2))?;
+                let ts = self.numeric(e, args)?;
+                if !ts[0].sort().is_int_like() {
+                    return Err(self.mismatch(&args[0], &Sort::Int, ts[0].sort(), e));
+                }
+                self.nonzero_literal(&args[1], &ts[1])?;
+                Ok(if op == "div" { Term::div(&ts[0], &ts[1]) } else { Term::modulo(&ts[0], &ts[1]) })
+            }
+            "/" => {
+                self.arity(e, op, args, 2, Some(2))?;
+                let a = self.term_of_sort(&args[0], &Sort::Real)?;
+                let b = self.term_of_sort(&args[1], &Sort::Real)?;
+                self.nonzero_literal(&args[1], &b)?;
+                self.folds(e, fold::quotient(&a, &b))?;
+                Ok(Term::div(&a, &b))
+            }
+            "select" | "store" => {
+                self.arity(e, op, args, if op == "select" { 2 } else { 3 }, None)?;
+                let a = self.term(&args[0])?;
+                let Some(asort) = a.sort().as_array().cloned() else {
+                    return Err(self.error(&args[0], format!("'{}' is not an array", excerpt(self.src, &args[0]))));
+                };
+                let nidx = asort.index.len();
+                let want = if op == "select" { nidx + 1 } else { nidx + 2 };
+                if args.len() != want {
+                    return Err(self.error(e, format!("'{op}' on this array expects {want} arguments, found {}", args.len())));
+                }
+                let idx = args[1..=nidx]
+                    .iter()
+                    .zip(&asort.index)
+                    .map(|(i, s)| self.term_of_sort(i, s))
+                    .collect::<Result<Vec<_>, _>>()?;
+                if op == "select" {
+                    Ok(Term::select(&a, &idx))
+                } else {
+                    let v = self.term_of_sort(&args[nidx + 1], &asort.elem)?;
+                    Ok(Term::store(&a, &idx, &v))
+                }
+            }
+            "forall" | "exists" | "lambda" => {
+                self.arity(e, op, args, 2, Some(2))?;
+                let vars = self.binders(&args[0])?;
+                self.push_scope();
+                for v in &vars {
+                    self.bind(v.var_name().expect("a variable"), Binding::Term(v.clone()));
+                }
+                let body = if op == "lambda" { self.term(&args[1]) } else { self.formula(&args[1]) };
+                self.pop_scope();
+                let body = body?;
+                Ok(match op {
+                    "forall" => Term::forall(&vars, &body),
+                    "exists" => Term::exists(&vars, &body),
+                    _ => Term::lambda(&vars, &body),
+                })
+            }
+            _ => unreachable!("every operator is handled"),
+        }
+    }
+}
+
+/// The conjuncts of a formula: the arguments of a conjunction, none for
+/// `true`, else the formula itself.
+pub fn conjuncts(t: &Term) -> Vec<Term> {
+    match (t.op(), t.as_bool()) {
+        (crate::logic::Op::And, _) => t.args().to_vec(),
+        (_, Some(true)) => vec![],
+        _ => vec![t.clone()],
+    }
+}
+
+/// Checks, before calling the term constructors, that folding the number
+/// literals of an arithmetic term stays within 64-bit integers (the
+/// constructors compute in `i64`). Each check replays the constructor's
+/// folding in `i128`.
+mod fold {
+    use crate::logic::{Op, Term};
+
+    fn small(x: i128) -> Option<i128> {
+        (x.abs() <= i64::MAX as i128).then_some(x)
+    }
+
+    fn gcd(a: i128, b: i128) -> i128 {
+        let (mut a, mut b) = (a.abs(), b.abs());
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a.max(1)
+    }
+
+    fn rational(t: &Term) -> Option<(i128, i128)> {
+        match t.op() {
+            Op::Int(n) => Some((*n as i128, 1)),
+            Op::Real(n, d) => Some((*n as i128, *d as i128)),
+            _ => None,
+        }
+    }
+
+    /// Whether the literals of a sum (and of the sums it flattens) fold safely.
+    pub fn sum(ts: &[Term]) -> bool {
+        let flat = ts.iter().flat_map(|t| if let Op::Add = t.op() { t.args() } else { std::slice::from_ref(t) });
+        let (mut num, mut den) = (0i128, 1i128);
+        for (n, d) in flat.filter_map(rational) {
+            let step = || {
+                let s = small(small(num * d)? + small(n * den)?)?;
+                let dd = small(den * d)?;
+                let g = gcd(s, dd);
+                Some((s / g, dd / g))
+            };
+            match step() {
+                Some(r) => (num, den) = r,
+                None => return false,
+            }
+        }
+        true
+    }
+
+    /// Whether the literals of a product fold safely.
+    pub fn product(ts: &[Term]) -> bool {
+        let (mut num, mut den) = (1i128, 1i128);
+        for (n, d) in ts.iter().filter_map(rational) {
+            match (small(num * n), small(den * d)) {
+                (Some(a), Some(b)) => {
+                    let g = gcd(a, b);
+                    (num, den) = (a / g, b / g);
+                }
+                _ => return false,
+            }
+        }
+        true
+    }
+
+    /// Whether a real quotient of literals folds safely.
+    pub fn quotient(a: &Term, b: &Term) -> bool {
+        match (rational(a), rational(b)) {
+            (Some((n1, d1)), Some((n2, d2))) => small(n1 * d2).is_some() && small(d1 * n2).is_some(),
+            _ => true,
+        }
+    }
+}

@@ -1,0 +1,39 @@
+//! Verdict tests: every model in `models/` is decided as its file says, and
+//! the answer is certified (SAFE) or replayed (UNSAFE).
+
+mod common;
+
+use arrax::driver::{check, Certification, CheckOptions, Verdict};
+use arrax::frontend::parse_file;
+
+#[test]
+fn every_model_gets_its_expected_certified_verdict() {
+    let models = common::models();
+    assert!(models.len() >= 10, "expected the project's models, found {}", models.len());
+    let mut failures = vec![];
+    for (path, expected) in &models {
+        let parsed = match parse_file(path) {
+            Ok(p) => p,
+            Err(d) => {
+                failures.push(format!("{}: parse error {d}", path.display()));
+                continue;
+            }
+        };
+        let opts = CheckOptions { timeout: Some(std::time::Duration::from_secs(120)), ..CheckOptions::default() };
+        let r = check(&parsed.system, &opts);
+        let got = match &r.verdict {
+            Verdict::Safe => "SAFE".to_string(),
+            Verdict::Unsafe => "UNSAFE".to_string(),
+            Verdict::Unknown(w) => format!("UNKNOWN ({w})"),
+        };
+        if &got != expected {
+            failures.push(format!("{}: expected {expected}, got {got}", path.display()));
+        } else if !matches!(r.certification, Certification::Certified(_)) {
+            failures.push(format!("{}: {got} but not certified: {:?}", path.display(), r.certification));
+        }
+        if *expected == "UNSAFE" && r.trace.is_none() {
+            failures.push(format!("{}: UNSAFE without a replayed trace", path.display()));
+        }
+    }
+    assert!(failures.is_empty(), "verdict failures:\n{}", failures.join("\n"));
+}
