@@ -66,12 +66,13 @@ pub struct Env<'a> {
     scopes: Vec<Vec<String>>,
     sorts: HashMap<String, Sort>,
     index_sort: Sort,
-    /// MCMT leniency: integer literals standing for process indices, and
-    /// `(t v)` read as `(= t v)`.
-    lenient: bool,
+    /// MCMT: integer literals may stand for process indices.
+    index_literals: bool,
+    /// MCMT: `(t v)` may be read as `(= t v)`.
+    loose_applications: bool,
     /// The process constants `#n` created for integer literals used as indices.
     process_consts: Vec<(i64, Term)>,
-    /// Remarks on lenient readings.
+    /// Remarks on loose readings.
     warnings: Vec<Diagnostic>,
 }
 
@@ -87,20 +88,25 @@ impl<'a> Env<'a> {
             scopes: vec![vec![]],
             sorts,
             index_sort,
-            lenient: false,
+            index_literals: false,
+            loose_applications: false,
             process_consts: vec![],
             warnings: vec![],
         }
     }
 
-    /// Turns MCMT leniency on or off. When on, in a system whose indices
-    /// are order-only, an integer literal `n` where a process index is
-    /// expected stands for the rigid process constant `#n` (MCMT indices
-    /// are integers; `(= h[x] 1)` names process 1); and an application
-    /// `(t v)` of a non-function term `t` to a literal `v` is read as
-    /// `(= t v)`, with a warning.
-    pub fn set_lenient(&mut self, on: bool) {
-        self.lenient = on;
+    /// When on, an integer literal `n` where a process index of the
+    /// order-only sort is expected stands for the rigid process constant
+    /// `#n` (MCMT indices are integers: `(= h[x] 1)` names process 1).
+    pub fn set_index_literals(&mut self, on: bool) {
+        self.index_literals = on;
+    }
+
+    /// When on, an application `(t v)` of a non-function term `t` (an
+    /// array read or a declared symbol) to a literal `v` is read as
+    /// `(= t v)`, with a warning (a sloppy form found in MCMT files).
+    pub fn set_loose_applications(&mut self, on: bool) {
+        self.loose_applications = on;
     }
 
     /// The process constants `#n` created so far, ordered by `n`.
@@ -110,7 +116,7 @@ impl<'a> Env<'a> {
         cs.into_iter().map(|(_, t)| t).collect()
     }
 
-    /// Takes the warnings about lenient readings collected so far.
+    /// Takes the warnings about loose readings collected so far.
     pub fn take_warnings(&mut self) -> Vec<Diagnostic> {
         std::mem::take(&mut self.warnings)
     }
@@ -229,7 +235,7 @@ impl<'a> Env<'a> {
     fn expect(&mut self, at: &Sexp, t: Term, want: &Sort, ctx: &Sexp) -> Result<Term, Diagnostic> {
         let t = match t.as_int() {
             Some(n) if *want == Sort::Real => Term::real(n, 1),
-            Some(n) if *want == Sort::Index && self.lenient => self.process_const(n),
+            Some(n) if *want == Sort::Index && self.index_literals => self.process_const(n),
             _ => t,
         };
         if fits(t.sort(), want) {
@@ -372,7 +378,7 @@ impl<'a> Env<'a> {
             SexpKind::Symbol(s) => self.lookup(s).is_some(),
             _ => false,
         };
-        if self.lenient && applicable && args.len() == 1 && literal(&args[0]) {
+        if self.loose_applications && applicable && args.len() == 1 && literal(&args[0]) {
             let (ts, _) = self.same_sort(e, items)?;
             let (t, v) = (excerpt(self.src, head), excerpt(self.src, &args[0]));
             self.warnings.push(self.error(e, format!("read '({t} {v})' as '(= {t} {v})'")));

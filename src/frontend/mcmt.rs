@@ -4,9 +4,9 @@
 //! A file is a sequence of keywords (`:local`, `:transition`, `:case`, …),
 //! each followed by the s-expressions up to the next keyword; `:comment`
 //! swallows the rest of its line. Reading happens in three passes:
-//! 1. [`items`]: the keyword stream, with the comment lines preceding each keyword;
-//! 2. [`structure`]: sections (`:initial`, `:transition`, …) with their parts;
-//! 3. [`Builder`]: declarations, a small sort-inference pass for `int`
+//! 1. `items`: the keyword stream, with the comment lines preceding each keyword;
+//! 2. `structure`: sections (`:initial`, `:transition`, …) with their parts;
+//! 3. `Builder`: declarations, a small sort-inference pass for `int`
 //!    state variables that hold process indices, then elaboration of every
 //!    formula into the [`System`] IR.
 //!
@@ -19,9 +19,20 @@
 //!   `(= p j)` with `j := p`; every other case must agree with it;
 //! - the universal guard: the disjunction of the `:uguard` lines holds for
 //!   every `j` that falls in a case other than a literal `(= p j)`, and
-//!   some case applies to every `j` (else the transition is disabled);
-//! - suggested negated invariants are hints: an ill-typed one is dropped
-//!   with a warning.
+//!   some case applies to every `j` (else the transition is disabled); it
+//!   is left out when it holds by index equalities alone (`j` is one of
+//!   the pairwise distinct parameters or none of them);
+//! - in an order-index system, an `int`/`nat` state variable compared with
+//!   or assigned an index gets the index sort, and an integer literal
+//!   where an index is expected is the process constant `#n` (a rigid
+//!   constant of the index sort, added to [`System::consts`]);
+//! - `(t v)`, a term applied to a literal, is read as `(= t v)` with a
+//!   warning (szymanski_na.in writes `(s[y] false)` in a guard);
+//! - suggested negated invariants are hints: an ill-typed one (including
+//!   the `(t v)` form) is dropped with a warning;
+//! - a transition is named after the first comment line before it that
+//!   starts with a word (`:comment t3 send_inv: …` gives `t3_send_inv`),
+//!   else `t<n>`.
 
 use super::elab::{conjuncts, excerpt, is_reserved, Binding, Env};
 use super::sexp::{Reader, Sexp, SexpKind};
@@ -465,7 +476,10 @@ fn implicit_vars(es: &[Sexp], declared: &HashMap<String, usize>) -> Vec<Sexp> {
 /// them. Used to drop universal guards such as the case coverage
 /// `j = x ∨ (j = y ∧ j ≠ x) ∨ (j ≠ x ∧ j ≠ y)`.
 fn valid_for_every_index(body: &Term, j: &Term, params: &[Term]) -> bool {
-    let other = Term::var("#other", j.sort().clone());
+    let other = (0..)
+        .map(|k| Term::var(&format!("#other{k}"), j.sort().clone()))
+        .find(|o| !params.contains(o))
+        .expect("infinitely many names");
     let choices: Vec<Term> = params.iter().cloned().chain(std::iter::once(other)).collect();
     let mut distinct = HashMap::new();
     for (i, a) in choices.iter().enumerate() {
@@ -506,7 +520,8 @@ impl<'a> Builder<'a> {
             },
         };
         let mut env = Env::new(src, index.sort());
-        env.set_lenient(true);
+        env.set_index_literals(true);
+        env.set_loose_applications(true);
         for (name, sort) in [("bool", Sort::Bool), ("int", Sort::Int), ("nat", Sort::Int), ("real", Sort::Real)] {
             env.define_sort(name, sort);
         }
@@ -799,10 +814,10 @@ impl<'a> Builder<'a> {
     fn hints(&mut self, h: &RawCube) -> Result<(), Diagnostic> {
         let vars = self.index_vars(&h.vars)?;
         for line in &h.cnjs {
-            // A hint is optional: no lenient guessing, drop it if it is ill-typed.
-            self.env.set_lenient(false);
+            // A hint is optional: no guessing at sloppy forms, drop it if it is ill-typed.
+            self.env.set_loose_applications(false);
             let r = self.formulas_with(&vars, line);
-            self.env.set_lenient(true);
+            self.env.set_loose_applications(true);
             match r {
                 Ok(lits) => {
                     let lits = conjuncts(&Term::and(lits));
