@@ -128,6 +128,7 @@ pub fn check(sys: &System, opts: &CheckOptions) -> CheckResult {
         max_nodes: opts.max_nodes,
         max_procs: opts.max_procs,
         backend: opts.backend,
+        postpone: bwd::Postpone::MoreProcs,
     };
     let mut search = Search::new(sys, bopts);
     let mut replayed: Option<ConcreteTrace> = None;

@@ -6,7 +6,7 @@
 
 use super::{AbstractTrace, Hint, Limit, Outcome, Proof, Stats};
 use crate::cube::Cube;
-use crate::fixpoint::{match_cube, subsumes, Facts, Match};
+use crate::fixpoint::{match_cube, subsumes, Facts, Match, Pattern};
 use crate::logic::{Op, Term};
 use crate::pre::{pre_image, Edge};
 use crate::safety::{index_bounds, initial_query, instantiate_all};
@@ -24,6 +24,18 @@ pub enum Order {
     Dfs,
 }
 
+/// Which pre-images wait until the queue is empty (Cubicle's postponement):
+/// exploring the others first finds more general cubes earlier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Postpone {
+    /// None.
+    Never,
+    /// Those naming more processes than their successor.
+    MoreProcs,
+    /// Those that constrain only new processes or come with a universal guard.
+    Unchanged,
+}
+
 /// Settings of a backward search.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -37,11 +49,13 @@ pub struct Options {
     pub max_procs: usize,
     /// The solver used by the search.
     pub backend: Backend,
+    /// Which pre-images are postponed.
+    pub postpone: Postpone,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { order: Order::Bfs, timeout: None, max_nodes: None, max_procs: 8, backend: Backend::Z3 }
+        Options { order: Order::Bfs, timeout: None, max_nodes: None, max_procs: 8, backend: Backend::Z3, postpone: Postpone::MoreProcs }
     }
 }
 
@@ -60,6 +74,8 @@ enum Fate {
 
 struct Node {
     cube: Cube,
+    /// The cube prepared for matching, once visited.
+    pattern: Option<Pattern>,
     parent: Option<usize>,
     edge: Option<Edge>,
     /// Set when a newer node subsumed this visited one: (that node, images
@@ -81,13 +97,14 @@ pub struct Search<'a> {
     /// Counters and timers.
     pub stats: Stats,
     start: Instant,
+    debug: bool,
 }
 
 impl<'a> Search<'a> {
     /// A search on `sys` with the given options.
     pub fn new(sys: &'a System, opts: Options) -> Self {
         let solver = smt::solver(opts.backend);
-        Search { sys, opts, solver, nodes: vec![], visited: vec![], seen: HashMap::new(), stats: Stats::default(), start: Instant::now() }
+        Search { sys, opts, solver, nodes: vec![], visited: vec![], seen: HashMap::new(), stats: Stats::default(), start: Instant::now(), debug: std::env::var_os("ARRAX_DEBUG").is_some() }
     }
 
     fn limit(&self) -> Option<Limit> {
@@ -130,10 +147,17 @@ impl<'a> Search<'a> {
         }
         let mut spurious = false;
         let mut hit_limit: Option<Limit> = None;
-        while let Some(id) = match self.opts.order {
-            Order::Bfs => queue.pop_front(),
-            Order::Dfs => queue.pop_back(),
-        } {
+        let mut postponed: Vec<usize> = vec![];
+        loop {
+            if queue.is_empty() {
+                queue.extend(postponed.drain(..));
+            }
+            let Some(id) = (match self.opts.order {
+                Order::Bfs => queue.pop_front(),
+                Order::Dfs => queue.pop_back(),
+            }) else {
+                break;
+            };
             if let Some(l) = self.limit() {
                 hit_limit = Some(l);
                 break;
@@ -169,9 +193,10 @@ impl<'a> Search<'a> {
                 continue;
             }
             // delete visited cubes the new one subsumes
+            let newp = Pattern::new(cube.clone());
             let nodes = &mut self.nodes;
             let mut deleted = 0;
-            self.visited.retain(|&v| match subsumes(&cube, &nodes[v].cube) {
+            self.visited.retain(|&v| match subsumes(&newp, &nodes[v].cube) {
                 Some(images) => {
                     nodes[v].deleted = Some((id, images));
                     deleted += 1;
@@ -180,8 +205,12 @@ impl<'a> Search<'a> {
                 None => true,
             });
             self.stats.deleted += deleted;
+            if self.debug {
+                eprintln!("visit #{id} (depth {}): {cube}", self.depth(id));
+            }
             self.visited.push(id);
             self.nodes[id].fate = Fate::Visited;
+            self.nodes[id].pattern = Some(newp);
             self.stats.expanded += 1;
             // pre-images
             let t0 = Instant::now();
@@ -201,9 +230,18 @@ impl<'a> Search<'a> {
                         }
                     }
                     self.stats.max_vars = self.stats.max_vars.max(c.arity());
+                    let later = match self.opts.postpone {
+                        Postpone::Never => false,
+                        Postpone::MoreProcs => c.arity() > cube.arity(),
+                        Postpone::Unchanged => self.sys.transitions[ti].uguard.is_some() || unchanged(&cube, &c, &e),
+                    };
                     let child = self.add(c, Some(id), Some(e.clone()));
                     self.nodes[id].children.push((Some(child), e));
-                    queue.push_back(child);
+                    if later {
+                        postponed.push(child);
+                    } else {
+                        queue.push_back(child);
+                    }
                 }
             }
             self.stats.t_pre += t0.elapsed();
@@ -223,7 +261,7 @@ impl<'a> Search<'a> {
     fn add(&mut self, cube: Cube, parent: Option<usize>, edge: Option<Edge>) -> usize {
         self.stats.nodes += 1;
         self.seen.insert(cube.key(), self.nodes.len());
-        self.nodes.push(Node { cube, parent, edge, deleted: None, fate: Fate::Pending, children: vec![] });
+        self.nodes.push(Node { cube, pattern: None, parent, edge, deleted: None, fate: Fate::Pending, children: vec![] });
         self.nodes.len() - 1
     }
 
@@ -277,6 +315,15 @@ impl<'a> Search<'a> {
         proof
     }
 
+    fn depth(&self, mut id: usize) -> usize {
+        let mut d = 0;
+        while let Some(p) = self.nodes[id].parent {
+            d += 1;
+            id = p;
+        }
+        d
+    }
+
     fn trace(&self, mut id: usize) -> AbstractTrace {
         let mut cubes = vec![];
         let mut edges = vec![];
@@ -300,9 +347,17 @@ impl<'a> Search<'a> {
         let facts = Facts::of(cube);
         let mut used = vec![];
         let mut clauses = vec![];
+        if std::env::var_os("ARRAX_FULLFIX").is_some() {
+            for &v in &self.visited {
+                let old = &self.nodes[v].cube;
+                for m in crate::instantiate::injective_maps(&old.vars, &cube.vars) {
+                    clauses.push(crate::logic::substitute(&old.body(), &m).not());
+                }
+            }
+        } else {
         for &v in &self.visited {
             let old = &self.nodes[v];
-            match match_cube(&old.cube, cube, &facts) {
+            match match_cube(old.pattern.as_ref().unwrap(), cube, &facts) {
                 Match::Subsumed(images) => {
                     self.stats.subsumed += 1;
                     return Some(vec![(v, images)]);
@@ -315,6 +370,7 @@ impl<'a> Search<'a> {
                 }
             }
         }
+        }
         if clauses.is_empty() {
             return None;
         }
@@ -325,6 +381,17 @@ impl<'a> Search<'a> {
         self.stats.calls_fixpoint += 1;
         (self.check(&Term::and(parts)) == SatResult::Unsat).then_some(used)
     }
+}
+
+/// Whether the pre-image says nothing new about the successor's processes:
+/// its literals over them are the successor's own.
+fn unchanged(succ: &Cube, pre: &Cube, e: &Edge) -> bool {
+    let map: std::collections::HashMap<Term, Term> = succ.vars.iter().cloned().zip(e.succ_vars.iter().cloned()).collect();
+    let mut a: Vec<Term> = succ.lits.iter().filter(|l| succ.vars.iter().any(|v| crate::logic::occurs(v, l))).map(|l| crate::logic::substitute(l, &map)).collect();
+    let mut b: Vec<Term> = pre.lits.iter().filter(|l| e.succ_vars.iter().any(|v| crate::logic::occurs(v, l))).cloned().collect();
+    a.sort();
+    b.sort();
+    a == b
 }
 
 /// Whether a cube's satisfiability is not already settled by normalisation
