@@ -28,6 +28,9 @@ pub struct CheckOptions {
     pub invariant_out: Option<PathBuf>,
     /// Where to write the proof obligations as SMT-LIB files.
     pub obligations_dir: Option<PathBuf>,
+    /// Processes of the finite instance used to approximate cubes (BRAB);
+    /// 0 for plain backward search.
+    pub brab: usize,
 }
 
 impl Default for CheckOptions {
@@ -41,6 +44,7 @@ impl Default for CheckOptions {
             certify: true,
             invariant_out: None,
             obligations_dir: None,
+            brab: 2,
         }
     }
 }
@@ -130,11 +134,26 @@ pub fn check(sys: &System, opts: &CheckOptions) -> CheckResult {
         backend: opts.backend,
         postpone: bwd::Postpone::MoreProcs,
     };
-    let mut search = Search::new(sys, bopts);
     let mut replayed: Option<ConcreteTrace> = None;
     let certify_on = opts.certify;
     let mut replay_time = Duration::ZERO;
-    let outcome = search.run(&mut |trace| {
+    let mut oracle = None;
+    if opts.brab > 0 {
+        match crate::approx::Oracle::new(sys, opts.brab, 100_000) {
+            Ok(o) => {
+                notes.push(format!(
+                    "approximating with the {} reachable states of the {}-process instance{}",
+                    o.states(),
+                    opts.brab,
+                    if o.complete { "" } else { " (exploration cut short)" }
+                ));
+                oracle = Some(o);
+            }
+            Err(why) => notes.push(format!("plain backward search (no finite instance: {why})")),
+        }
+    }
+    let mut earlier = Stats::default();
+    let mut replay = |trace: &crate::engine::AbstractTrace| {
         let t0 = Instant::now();
         let r = certify::replay(sys, trace, if certify_on { checker } else { opts.backend }, per_call_ms);
         replay_time += t0.elapsed();
@@ -160,8 +179,25 @@ pub fn check(sys: &System, opts: &CheckOptions) -> CheckResult {
                 false
             }
         }
-    });
-    let stats = search.stats.clone();
+    };
+    let (outcome, mut stats) = loop {
+        let mut o = bopts.clone();
+        o.timeout = opts.timeout.map(|t| t.saturating_sub(start.elapsed()));
+        let mut search = Search::new(sys, o);
+        if let Some(or) = oracle.take() {
+            search = search.with_oracle(or);
+        }
+        let outcome = search.run(&mut replay);
+        oracle = search.take_oracle();
+        if let (Some(c), Some(or)) = (search.refuted.take(), oracle.as_mut()) {
+            or.ban(&c);
+            earlier.absorb(&search.stats);
+            earlier.restarts += 1;
+            continue;
+        }
+        break (outcome, search.stats.clone());
+    };
+    stats.absorb(&earlier);
     let mut res = CheckResult {
         verdict: Verdict::Unknown(String::new()),
         certification: Certification::Skipped,

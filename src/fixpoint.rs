@@ -238,8 +238,6 @@ pub struct Pattern {
     pub cube: Cube,
     /// Literals mentioning no variable.
     ground: Vec<Term>,
-    /// `by_var[k]`: literals whose last variable is `vars[k]`.
-    by_var: Vec<Vec<Term>>,
     /// `unary[k]`: literals mentioning only `vars[k]`, as templates.
     unary: Vec<Vec<Term>>,
     /// `multi[k]`: literals whose last variable is `vars[k]` and that mention others too.
@@ -252,7 +250,6 @@ impl Pattern {
     /// Prepares a cube for matching.
     pub fn new(cube: Cube) -> Pattern {
         let mut ground = vec![];
-        let mut by_var = vec![vec![]; cube.arity()];
         let mut unary = vec![vec![]; cube.arity()];
         let mut multi = vec![vec![]; cube.arity()];
         let hole = hole(&cube.vars.first().map(|v| v.sort().clone()).unwrap_or(Sort::Index));
@@ -260,7 +257,6 @@ impl Pattern {
             let inside: Vec<usize> = (0..cube.arity()).filter(|&k| occurs(&cube.vars[k], l)).collect();
             match inside.last() {
                 Some(&k) => {
-                    by_var[k].push(l.clone());
                     if inside.len() == 1 {
                         let m: HashMap<Term, Term> = [(cube.vars[k].clone(), hole.clone())].into_iter().collect();
                         unary[k].push(substitute(l, &m));
@@ -271,7 +267,7 @@ impl Pattern {
                 None => ground.push(l.clone()),
             }
         }
-        Pattern { cube, ground, by_var, unary, multi, hole }
+        Pattern { cube, ground, unary, multi, hole }
     }
 }
 

@@ -3,10 +3,12 @@
 //! with checked verdicts. See ARCHITECTURE.md for the map.
 
 pub mod bench;
+pub mod approx;
 pub mod certify;
 pub mod cube;
 pub mod driver;
 pub mod engine;
+pub mod finite;
 pub mod fixpoint;
 pub mod frontend;
 pub mod instantiate;

@@ -65,6 +65,11 @@ struct CheckArgs {
     /// Write the proof obligations (SAFE) as SMT-LIB files into this folder.
     #[arg(long)]
     obligations: Option<PathBuf>,
+    /// Approximate visited cubes with candidate invariants checked on the
+    /// reachable states of an instance with this many processes (Cubicle's
+    /// BRAB); 0 for plain backward search.
+    #[arg(long, default_value_t = 2)]
+    brab: usize,
     /// Print search statistics.
     #[arg(long, short)]
     verbose: bool,
@@ -156,6 +161,7 @@ fn check(args: CheckArgs) -> ExitCode {
         certify: !args.no_certify,
         invariant_out: args.invariant.clone(),
         obligations_dir: args.obligations.clone(),
+        brab: args.brab,
     };
     let EngineArg::Bwd = args.engine;
     let r = driver::check(sys, &opts);

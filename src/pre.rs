@@ -44,15 +44,18 @@ pub fn identifications(n_params: usize, n_vars: usize) -> Vec<Vec<Option<usize>>
 
 /// The pre-image of `cube` under transition number `ti`, with how each
 /// resulting cube relates to `cube`. `max_vars` bounds the number of index
-/// variables of the result (identifications needing more are skipped).
-pub fn pre_image(sys: &System, cube: &Cube, ti: usize, max_vars: usize) -> Vec<(Cube, Edge)> {
+/// variables of the result: identifications needing more are skipped, and
+/// the flag says whether any was.
+pub fn pre_image(sys: &System, cube: &Cube, ti: usize, max_vars: usize) -> (Vec<(Cube, Edge)>, bool) {
     let t: &Transition = &sys.transitions[ti];
     let isort = sys.index_sort();
     let n = cube.arity();
     let mut out = vec![];
+    let mut dropped = false;
     for ident in identifications(t.params.len(), n) {
         let fresh = ident.iter().filter(|c| c.is_none()).count();
         if n + fresh > max_vars {
+            dropped = true;
             continue;
         }
         let vars: Vec<Term> = (0..n + fresh).map(|i| zvar(i, &isort)).collect();
@@ -91,7 +94,7 @@ pub fn pre_image(sys: &System, cube: &Cube, ti: usize, max_vars: usize) -> Vec<(
             out.push((c, edge));
         }
     }
-    out
+    (out, dropped)
 }
 
 #[cfg(test)]

@@ -84,6 +84,10 @@ struct Node {
     fate: Fate,
     /// Pre-images: the node holding each (None: unsatisfiable) and the edge.
     children: Vec<(Option<usize>, Edge)>,
+    /// When the node's cube was replaced by an approximation: the original
+    /// cube's variables, and the images of the approximation's variables
+    /// among them.
+    approx: Option<(Vec<Term>, Vec<Term>)>,
 }
 
 /// A backward reachability search over one system.
@@ -98,13 +102,43 @@ pub struct Search<'a> {
     pub stats: Stats,
     start: Instant,
     debug: bool,
+    /// The approximation oracle (BRAB), if any.
+    oracle: Option<crate::approx::Oracle<'a>>,
+    /// The approximation a spurious trace went through, when the search
+    /// stopped because of it (ban it and search again).
+    pub refuted: Option<Cube>,
+    /// Whether some pre-image was dropped for naming too many processes
+    /// (then the search cannot conclude SAFE).
+    pub truncated: bool,
 }
 
 impl<'a> Search<'a> {
     /// A search on `sys` with the given options.
     pub fn new(sys: &'a System, opts: Options) -> Self {
         let solver = smt::solver(opts.backend);
-        Search { sys, opts, solver, nodes: vec![], visited: vec![], seen: HashMap::new(), stats: Stats::default(), start: Instant::now(), debug: std::env::var_os("ARRAX_DEBUG").is_some() }
+        Search { sys, opts, solver, nodes: vec![], visited: vec![], seen: HashMap::new(), stats: Stats::default(), start: Instant::now(), debug: std::env::var_os("ARRAX_DEBUG").is_some(), oracle: None, refuted: None, truncated: false }
+    }
+
+    /// Uses the oracle to approximate visited cubes (BRAB).
+    pub fn with_oracle(mut self, oracle: crate::approx::Oracle<'a>) -> Self {
+        self.oracle = Some(oracle);
+        self
+    }
+
+    /// Gives the oracle back (with what it learnt).
+    pub fn take_oracle(&mut self) -> Option<crate::approx::Oracle<'a>> {
+        self.oracle.take()
+    }
+
+    /// The nearest node on the path to the root (itself included) whose
+    /// cube is an approximation.
+    fn approximated_ancestor(&self, mut id: usize) -> Option<usize> {
+        loop {
+            if self.nodes[id].approx.is_some() {
+                return Some(id);
+            }
+            id = self.nodes[id].parent?;
+        }
     }
 
     fn limit(&self) -> Option<Limit> {
@@ -171,6 +205,10 @@ impl<'a> Search<'a> {
             self.stats.t_safety += t0.elapsed();
             match r {
                 SatResult::Sat => {
+                    if let Some(a) = self.approximated_ancestor(id) {
+                        self.refuted = Some(self.nodes[a].cube.clone());
+                        return Outcome::Unknown("approximation refuted".into());
+                    }
                     let trace = self.trace(id);
                     if replay(&trace) {
                         return Outcome::Unsafe(trace);
@@ -191,6 +229,25 @@ impl<'a> Search<'a> {
                 self.stats.covered += 1;
                 self.nodes[id].fate = Fate::Covered(instances);
                 continue;
+            }
+            // approximation (BRAB): a more general candidate, unless it meets the initial states
+            let mut cube = cube;
+            if let Some(oracle) = self.oracle.as_mut() {
+                if let Some((c, images)) = oracle.approximate(&cube) {
+                    let q = initial_query(self.sys, &c);
+                    self.stats.calls_safety += 1;
+                    if self.check(&q) == SatResult::Unsat {
+                        if self.debug {
+                            eprintln!("approximate #{id}: {cube}  ~>  {c}");
+                        }
+                        self.stats.approximated += 1;
+                        self.nodes[id].approx = Some((cube.vars.clone(), images));
+                        self.nodes[id].cube = c.clone();
+                        cube = c;
+                    } else if let Some(o) = self.oracle.as_mut() {
+                        o.ban(&c);
+                    }
+                }
             }
             // delete visited cubes the new one subsumes
             let newp = Pattern::new(cube.clone());
@@ -215,7 +272,9 @@ impl<'a> Search<'a> {
             // pre-images
             let t0 = Instant::now();
             for ti in 0..self.sys.transitions.len() {
-                for (c, e) in pre_image(self.sys, &cube, ti, self.opts.max_procs) {
+                let (pres, dropped) = pre_image(self.sys, &cube, ti, self.opts.max_procs);
+                self.truncated |= dropped;
+                for (c, e) in pres {
                     if let Some(&old) = self.seen.get(&c.key()) {
                         self.nodes[id].children.push((Some(old), e));
                         continue;
@@ -255,13 +314,16 @@ impl<'a> Search<'a> {
         if spurious {
             return Outcome::Unknown("only spurious traces found (universal guards)".into());
         }
+        if self.truncated {
+            return Outcome::Unknown(format!("process limit: pre-images naming more than {} processes were dropped", self.opts.max_procs));
+        }
         Outcome::Safe(self.proof())
     }
 
     fn add(&mut self, cube: Cube, parent: Option<usize>, edge: Option<Edge>) -> usize {
         self.stats.nodes += 1;
         self.seen.insert(cube.key(), self.nodes.len());
-        self.nodes.push(Node { cube, pattern: None, parent, edge, deleted: None, fate: Fate::Pending, children: vec![] });
+        self.nodes.push(Node { cube, pattern: None, parent, edge, deleted: None, fate: Fate::Pending, children: vec![], approx: None });
         self.nodes.len() - 1
     }
 
@@ -280,6 +342,16 @@ impl<'a> Search<'a> {
     /// The instances (surviving node, images) discharging node `k` seen
     /// with its own variables as `images`.
     fn discharge(&self, k: usize, images: &[Term]) -> Vec<(usize, Vec<Term>)> {
+        // an approximated node stands for its original cube: translate
+        let approx_images: Vec<Term>;
+        let images = match &self.nodes[k].approx {
+            Some((orig, imgs)) => {
+                let pos = |v: &Term| orig.iter().position(|w| w == v).unwrap();
+                approx_images = imgs.iter().map(|v| images[pos(v)].clone()).collect();
+                &approx_images[..]
+            }
+            None => images,
+        };
         match &self.nodes[k].fate {
             Fate::Visited => vec![self.resolve(k, images.to_vec())],
             Fate::Covered(insts) => {
@@ -304,7 +376,11 @@ impl<'a> Search<'a> {
                 let instances = match child {
                     None => vec![],
                     Some(c) => {
-                        let vars = self.nodes[*c].cube.vars.clone();
+                        // the pre-image as it was computed (before any approximation)
+                        let vars = match &self.nodes[*c].approx {
+                            Some((orig, _)) => orig.clone(),
+                            None => self.nodes[*c].cube.vars.clone(),
+                        };
                         self.discharge(*c, &vars).into_iter().filter_map(|(n, imgs)| index.get(&n).map(|&i| (i, imgs))).collect()
                     }
                 };

@@ -89,9 +89,32 @@ pub struct Stats {
     pub t_pre: Duration,
     /// Largest number of index variables in a cube.
     pub max_vars: usize,
+    /// Cubes replaced by approximations (BRAB).
+    pub approximated: usize,
+    /// Searches restarted after an approximation was refuted.
+    pub restarts: usize,
 }
 
 impl Stats {
+    /// Adds the counters and timers of an earlier attempt.
+    pub fn absorb(&mut self, o: &Stats) {
+        self.nodes += o.nodes;
+        self.expanded += o.expanded;
+        self.covered += o.covered;
+        self.deleted += o.deleted;
+        self.subsumed += o.subsumed;
+        self.calls_safety += o.calls_safety;
+        self.calls_fixpoint += o.calls_fixpoint;
+        self.calls_sat += o.calls_sat;
+        self.spurious += o.spurious;
+        self.t_safety += o.t_safety;
+        self.t_fixpoint += o.t_fixpoint;
+        self.t_pre += o.t_pre;
+        self.max_vars = self.max_vars.max(o.max_vars);
+        self.approximated += o.approximated;
+        self.restarts += o.restarts;
+    }
+
     /// Total solver calls.
     pub fn solver_calls(&self) -> usize {
         self.calls_safety + self.calls_fixpoint + self.calls_sat

@@ -1,0 +1,131 @@
+//! Approximations of cubes by candidate invariants (Cubicle's BRAB): a
+//! visited cube may be replaced by a more general one — a subset of its
+//! literals over at most as many processes as a small finite instance has —
+//! when no reachable state of that instance satisfies it. A candidate is
+//! only a guess: backward search goes on from it, and if a trace from the
+//! initial states reaches it, it is banned and the search restarts. The
+//! final invariant is certified like any other.
+
+use crate::cube::Cube;
+use crate::finite::{Instance, State};
+use crate::instantiate::injective_maps;
+use crate::logic::{Op, Sort, Term};
+use crate::system::System;
+use itertools::Itertools;
+use std::collections::{HashMap, HashSet};
+
+/// The oracle: the reachable states of a finite instance, and what it
+/// has learnt about candidates.
+pub struct Oracle<'a> {
+    inst: Instance<'a>,
+    states: Vec<State>,
+    /// Whether `states` is every reachable state of the instance.
+    pub complete: bool,
+    /// Per (literal, processes of its variables): the states satisfying it.
+    sets: HashMap<(Term, Vec<i64>), Vec<u64>>,
+    /// Keys of candidates shown reachable.
+    banned: HashSet<String>,
+    /// Largest number of literals of a candidate.
+    pub max_lits: usize,
+}
+
+impl<'a> Oracle<'a> {
+    /// Explores the instance of `sys` with `procs` processes (at most `cap` states).
+    pub fn new(sys: &'a System, procs: usize, cap: usize) -> Result<Self, String> {
+        let inst = Instance::new(sys, procs)?;
+        let (states, complete) = inst.reachable(cap)?;
+        Ok(Oracle { inst, states, complete, sets: HashMap::new(), banned: HashSet::new(), max_lits: 3 })
+    }
+
+    /// The number of reachable states found.
+    pub fn states(&self) -> usize {
+        self.states.len()
+    }
+
+    /// Marks a candidate as refuted (reachable): it is never proposed again.
+    pub fn ban(&mut self, c: &Cube) {
+        self.banned.insert(c.key());
+    }
+
+    /// The number of refuted candidates.
+    pub fn banned(&self) -> usize {
+        self.banned.len()
+    }
+
+    fn set(&mut self, lit: &Term, vars: &[Term], procs: &[i64]) -> Option<&Vec<u64>> {
+        let key = (lit.clone(), procs.to_vec());
+        if !self.sets.contains_key(&key) {
+            let words = self.states.len().div_ceil(64);
+            let mut bits = vec![0u64; words];
+            let mut env: Vec<(Term, i64)> = vars.iter().cloned().zip(procs.iter().cloned()).collect();
+            for (k, st) in self.states.iter().enumerate() {
+                match self.inst.eval(lit, st, &mut env) {
+                    Ok(0) => {}
+                    Ok(_) => bits[k / 64] |= 1 << (k % 64),
+                    Err(_) => return None,
+                }
+            }
+            self.sets.insert(key.clone(), bits);
+        }
+        self.sets.get(&key)
+    }
+
+    /// Whether some reachable state satisfies the literals (over `vars`,
+    /// pairwise distinct processes); `None` if they cannot be evaluated.
+    fn reached(&mut self, lits: &[Term], vars: &[Term]) -> Option<bool> {
+        let procs: Vec<Term> = (0..self.inst.procs).map(|p| Term::raw(Op::Int(p as i64), vec![], Sort::Index)).collect();
+        for m in injective_maps(vars, &procs) {
+            let ps: Vec<i64> = vars.iter().map(|v| m[v].as_int().unwrap()).collect();
+            let mut acc: Option<Vec<u64>> = None;
+            for l in lits {
+                let s = self.set(l, vars, &ps)?.clone();
+                acc = Some(match acc {
+                    None => s,
+                    Some(a) => a.iter().zip(&s).map(|(x, y)| x & y).collect(),
+                });
+            }
+            if acc.map(|a| a.iter().any(|w| *w != 0)).unwrap_or(!self.states.is_empty()) {
+                return Some(true);
+            }
+        }
+        Some(false)
+    }
+
+    /// A more general cube than `cube` (fewer literals) that no reachable
+    /// state of the instance satisfies, with the images of its variables
+    /// among `cube`'s; smallest candidates first.
+    pub fn approximate(&mut self, cube: &Cube) -> Option<(Cube, Vec<Term>)> {
+        let n = cube.lits.len();
+        for k in 1..=n.min(self.max_lits) {
+            for pick in (0..n).combinations(k) {
+                let lits: Vec<Term> = pick.iter().map(|&i| cube.lits[i].clone()).collect();
+                let vars: Vec<Term> =
+                    cube.vars.iter().filter(|v| lits.iter().any(|l| crate::logic::occurs(v, l))).cloned().collect();
+                if vars.len() > self.inst.procs || (k == n && vars.len() == cube.arity()) {
+                    continue;
+                }
+                let mut cands = Cube::normalize_renaming(&vars, &lits);
+                if cands.len() != 1 {
+                    continue;
+                }
+                let (c, ren) = cands.pop().unwrap();
+                if self.banned.contains(&c.key()) {
+                    continue;
+                }
+                if self.reached(&lits, &vars) != Some(false) {
+                    continue;
+                }
+                // images of the candidate's variables among the cube's
+                let back: HashMap<&Term, &Term> = ren.iter().map(|(a, b)| (b, a)).collect();
+                let images: Vec<Term> = c.vars.iter().map(|v| back[v].clone()).collect();
+                return Some((c, images));
+            }
+        }
+        None
+    }
+}
+
+/// Whether BRAB applies to the system (a finite instance can be explored).
+pub fn applicable(sys: &System) -> bool {
+    Instance::new(sys, 2).is_ok()
+}
