@@ -133,7 +133,9 @@ pub fn check(sys: &System, opts: &CheckOptions) -> CheckResult {
         max_procs: opts.max_procs,
         backend: opts.backend,
         postpone: bwd::Postpone::MoreProcs,
+        dropped_hints: vec![],
     };
+    let mut bopts = bopts;
     let mut replayed: Option<ConcreteTrace> = None;
     let certify_on = opts.certify;
     let mut replay_time = Duration::ZERO;
@@ -153,6 +155,7 @@ pub fn check(sys: &System, opts: &CheckOptions) -> CheckResult {
         }
     }
     let mut earlier = Stats::default();
+    let mut hint_notes: Vec<String> = vec![];
     let mut replay = |trace: &crate::engine::AbstractTrace| {
         let t0 = Instant::now();
         let r = certify::replay(sys, trace, if certify_on { checker } else { opts.backend }, per_call_ms);
@@ -195,9 +198,24 @@ pub fn check(sys: &System, opts: &CheckOptions) -> CheckResult {
             earlier.restarts += 1;
             continue;
         }
+        if let Some(h) = search.refuted_hint.take() {
+            hint_notes.push(format!("suggested invariant {} is reachable: dropped", h + 1));
+            bopts.dropped_hints.push(h);
+            earlier.absorb(&search.stats);
+            earlier.restarts += 1;
+            continue;
+        }
         break (outcome, search.stats.clone());
     };
     stats.absorb(&earlier);
+    notes.extend(hint_notes);
+    if !sys.hints.is_empty() {
+        notes.push(format!(
+            "{} of {} suggested invariants proven and used",
+            sys.hints.len() - bopts.dropped_hints.len(),
+            sys.hints.len()
+        ));
+    }
     let mut res = CheckResult {
         verdict: Verdict::Unknown(String::new()),
         certification: Certification::Skipped,

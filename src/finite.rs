@@ -24,6 +24,8 @@ pub struct Instance<'a> {
     slots: Vec<(usize, usize)>,
     /// Where each rigid constant is stored.
     consts: HashMap<Term, usize>,
+    /// The integers values are drawn from.
+    ints: Vec<i64>,
     /// The state variables' symbols, to find their slots.
     vars: HashMap<Term, usize>,
     /// Total number of cells.
@@ -37,8 +39,10 @@ fn lookup(env: &Env, t: &Term) -> Option<i64> {
     env.iter().rev().find(|(v, _)| v == t).map(|(_, x)| *x)
 }
 
-/// The finite domain of a sort in an instance with `procs` processes.
-fn domain(s: &Sort, procs: usize) -> Result<Vec<i64>, Unsupported> {
+/// The finite domain of a sort in an instance with `procs` processes;
+/// integers range over `ints` (the system's literals and small numbers:
+/// an under-approximation, acceptable for an oracle).
+fn domain(s: &Sort, procs: usize, ints: &[i64]) -> Result<Vec<i64>, Unsupported> {
     match s {
         Sort::Bool => Ok(vec![0, 1]),
         Sort::Index => Ok((0..procs as i64).collect()),
@@ -46,21 +50,45 @@ fn domain(s: &Sort, procs: usize) -> Result<Vec<i64>, Unsupported> {
             let (lo, hi) = s.finite_range().unwrap();
             Ok((lo..=hi).collect())
         }
+        Sort::Int => Ok(ints.to_vec()),
         other => Err(format!("values of sort {other} are not finite")),
     }
+}
+
+/// The integers a finite instance draws values from: the system's integer
+/// literals and 0..=procs.
+fn int_domain(sys: &System, procs: usize) -> Vec<i64> {
+    let mut out: Vec<i64> = (0..=procs as i64).collect();
+    let mut add = |t: &Term| {
+        for l in crate::logic::collect(t, &|x: &Term| matches!(x.op(), Op::Int(_))) {
+            if let Some(n) = l.as_int() {
+                out.push(n);
+            }
+        }
+    };
+    for q in sys.initial.iter().chain(&sys.axioms).chain(&sys.unsafe_) {
+        add(&q.body());
+    }
+    for t in &sys.transitions {
+        add(&t.guard);
+        for u in &t.updates {
+            add(&u.value);
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 impl<'a> Instance<'a> {
     /// The instance of `sys` with `procs` processes.
     pub fn new(sys: &'a System, procs: usize) -> Result<Self, Unsupported> {
-        if sys.index_kind() != crate::system::IndexKind::Order {
-            return Err("integer indices".into());
-        }
+        let ints = int_domain(sys, procs);
         let mut slots = vec![];
         let mut width = 0;
         let mut vars = HashMap::new();
         for (i, v) in sys.vars.iter().enumerate() {
-            domain(&v.value_sort(), procs)?;
+            domain(&v.value_sort(), procs, &ints)?;
             let dims = if v.is_array { v.term.sort().as_array().map(|a| a.index.len()).unwrap_or(1) } else { 0 };
             slots.push((width, dims));
             vars.insert(v.term.clone(), i);
@@ -68,16 +96,16 @@ impl<'a> Instance<'a> {
         }
         let mut consts = HashMap::new();
         for c in &sys.consts {
-            domain(c.sort(), procs)?;
+            domain(c.sort(), procs, &ints)?;
             consts.insert(c.clone(), width);
             width += 1;
         }
         for t in &sys.transitions {
             for v in &t.values {
-                domain(v.sort(), procs)?;
+                domain(v.sort(), procs, &ints)?;
             }
         }
-        Ok(Instance { sys, procs, slots, consts, vars, width })
+        Ok(Instance { sys, procs, slots, consts, ints, vars, width })
     }
 
     fn cell(&self, var: usize, idx: &[i64]) -> usize {
@@ -164,7 +192,7 @@ impl<'a> Instance<'a> {
             }
             Op::Forall(vs) | Op::Exists(vs) => {
                 let univ = matches!(t.op(), Op::Forall(_));
-                let doms: Vec<Vec<i64>> = vs.iter().map(|v| domain(v.sort(), self.procs)).collect::<Result<_, _>>()?;
+                let doms: Vec<Vec<i64>> = vs.iter().map(|v| domain(v.sort(), self.procs, &self.ints)).collect::<Result<_, _>>()?;
                 let mut combo = vec![0usize; vs.len()];
                 loop {
                     let n = env.len();
@@ -212,10 +240,20 @@ impl<'a> Instance<'a> {
         Ok(true)
     }
 
+    /// The first `cap` initial states found.
+    pub fn initial_states_sample(&self, cap: usize) -> Result<Vec<State>, Unsupported> {
+        self.enumerate_initial(cap).map(|(v, _)| v)
+    }
+
     /// The initial states (at most `cap`; `None` if there are more).
     pub fn initial_states(&self, cap: usize) -> Result<Option<Vec<State>>, Unsupported> {
+        self.enumerate_initial(cap).map(|(v, all)| all.then_some(v))
+    }
+
+    /// Up to `cap` initial states, and whether they are all of them.
+    fn enumerate_initial(&self, cap: usize) -> Result<(Vec<State>, bool), Unsupported> {
         // Enumerate with the solver: the initial formula over one symbol per cell.
-        let isort = Sort::Index;
+        let isort = self.sys.index_sort();
         let procs: Vec<Term> = (0..self.procs).map(|p| Term::raw(Op::Int(p as i64), vec![], isort.clone())).collect();
         let mut cells: Vec<Term> = vec![Term::ff(); self.width];
         let mut map: HashMap<Term, Term> = HashMap::new();
@@ -253,6 +291,8 @@ impl<'a> Instance<'a> {
             if *c.sort() == Sort::Index {
                 parts.push(Term::le(&procs[0], c));
                 parts.push(Term::lt(c, &Term::raw(Op::Int(self.procs as i64), vec![], isort.clone())));
+            } else if *c.sort() == Sort::Int {
+                parts.push(Term::or(self.ints.iter().map(|n| Term::eq(c, &Term::int(*n)))));
             }
         }
         let f = Term::and(parts);
@@ -264,12 +304,12 @@ impl<'a> Instance<'a> {
         let mut out = vec![];
         loop {
             match solver.check() {
-                SatResult::Unsat => return Ok(Some(out)),
+                SatResult::Unsat => return Ok((out, true)),
                 SatResult::Unknown(why) => return Err(why),
                 SatResult::Sat => {}
             }
             if out.len() >= cap {
-                return Ok(None);
+                return Ok((out, false));
             }
             let mut st = vec![0i64; self.width];
             let mut block = vec![];
@@ -305,17 +345,21 @@ impl<'a> Instance<'a> {
             for m in crate::instantiate::injective_maps(&t.params, &pterms) {
                 let mut env: Env = t.params.iter().map(|p| (p.clone(), m[p].as_int().unwrap())).collect();
                 // nondeterministic values
-                let doms: Vec<Vec<i64>> = t.values.iter().map(|v| domain(v.sort(), self.procs)).collect::<Result<_, _>>()?;
+                let doms: Vec<Vec<i64>> = t.values.iter().map(|v| domain(v.sort(), self.procs, &self.ints)).collect::<Result<_, _>>()?;
                 let mut combo = vec![0usize; t.values.len()];
                 'values: loop {
                     let n = env.len();
                     for (i, v) in t.values.iter().enumerate() {
                         env.push((v.clone(), doms[i][combo[i]]));
                     }
-                    if self.eval(&t.guard, st, &mut env)? != 0 && self.uguard_holds(t, st, &mut env)? {
-                        let next = self.apply(t, st, &mut env)?;
-                        if self.holds_axioms(&next)? {
-                            out.push(next);
+                    // a step the instance cannot represent (an index outside it) is not taken
+                    let enabled = matches!(self.eval(&t.guard, st, &mut env), Ok(x) if x != 0)
+                        && matches!(self.uguard_holds(t, st, &mut env), Ok(true));
+                    if enabled {
+                        if let Ok(next) = self.apply(t, st, &mut env) {
+                            if matches!(self.holds_axioms(&next), Ok(true)) {
+                                out.push(next);
+                            }
                         }
                     }
                     env.truncate(n);
@@ -385,8 +429,10 @@ impl<'a> Instance<'a> {
     /// Every reachable state, breadth-first, up to `cap` states (the flag
     /// says whether exploration was complete).
     pub fn reachable(&self, cap: usize) -> Result<(Vec<State>, bool), Unsupported> {
-        let Some(init) = self.initial_states(4096)? else {
-            return Err("too many initial states".into());
+        // beyond the cap the initial states are a sample (fine for an oracle)
+        let (init, all_init) = match self.initial_states(2048)? {
+            Some(init) => (init, true),
+            None => (self.initial_states_sample(2048)?, false),
         };
         let mut seen: HashSet<State> = HashSet::new();
         let mut order = vec![];
@@ -400,6 +446,7 @@ impl<'a> Instance<'a> {
             if order.len() >= cap {
                 return Ok((order, false));
             }
+            let _ = all_init;
             let succ = self.successors(&order[k].clone())?;
             for s in succ {
                 if seen.insert(s.clone()) {
@@ -408,6 +455,6 @@ impl<'a> Instance<'a> {
             }
             k += 1;
         }
-        Ok((order, true))
+        Ok((order, all_init))
     }
 }

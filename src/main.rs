@@ -174,7 +174,8 @@ fn check(args: CheckArgs) -> ExitCode {
     let cert_text = match &r.certification {
         Certification::Certified(how) => format!("certified: {how}"),
         Certification::Uncertified(why) => format!("uncertified: {why}"),
-        Certification::Skipped => "not certified (--no-certify)".to_string(),
+        Certification::Skipped if args.no_certify => "not certified (--no-certify)".to_string(),
+        Certification::Skipped => "nothing to certify".to_string(),
     };
     if args.json {
         let mut o = String::from("{");

@@ -143,12 +143,14 @@ pub fn trace(sys: &System, t: &ConcreteTrace) -> String {
 /// Statistics in readable form.
 pub fn stats(s: &Stats) -> String {
     format!(
-        "nodes {} (expanded {}, covered {}, of which syntactically {}, deleted {}), max processes {}, solver calls {} (safety {}, fixpoint {}, cube sat {}), time: safety {:.2}s, fixpoint {:.2}s, pre-image {:.2}s",
+        "nodes {} (expanded {}, covered {}, of which syntactically {}, deleted {}, approximated {}), restarts {}, max processes {}, solver calls {} (safety {}, fixpoint {}, cube sat {}), time: safety {:.2}s, fixpoint {:.2}s, pre-image {:.2}s",
         s.nodes,
         s.expanded,
         s.covered,
         s.subsumed,
         s.deleted,
+        s.approximated,
+        s.restarts,
         s.max_vars,
         s.solver_calls(),
         s.calls_safety,
@@ -181,12 +183,14 @@ pub fn json_str(s: &str) -> String {
 /// The statistics as a JSON object.
 pub fn stats_json(s: &Stats) -> String {
     format!(
-        "{{\"nodes\":{},\"expanded\":{},\"covered\":{},\"subsumed\":{},\"deleted\":{},\"max_procs\":{},\"solver_calls\":{},\"calls_safety\":{},\"calls_fixpoint\":{},\"calls_sat\":{},\"spurious\":{},\"time_safety\":{:.4},\"time_fixpoint\":{:.4},\"time_pre\":{:.4}}}",
+        "{{\"nodes\":{},\"approximated\":{},\"restarts\":{},\"expanded\":{},\"covered\":{},\"subsumed\":{},\"deleted\":{},\"max_procs\":{},\"solver_calls\":{},\"calls_safety\":{},\"calls_fixpoint\":{},\"calls_sat\":{},\"spurious\":{},\"time_safety\":{:.4},\"time_fixpoint\":{:.4},\"time_pre\":{:.4}}}",
         s.nodes,
         s.expanded,
         s.covered,
         s.subsumed,
         s.deleted,
+        s.approximated,
+        s.restarts,
         s.max_vars,
         s.solver_calls(),
         s.calls_safety,

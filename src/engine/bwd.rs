@@ -51,11 +51,13 @@ pub struct Options {
     pub backend: Backend,
     /// Which pre-images are postponed.
     pub postpone: Postpone,
+    /// Suggested invariants known to be false (not used as roots).
+    pub dropped_hints: Vec<usize>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { order: Order::Bfs, timeout: None, max_nodes: None, max_procs: 8, backend: Backend::Z3, postpone: Postpone::MoreProcs }
+        Options { order: Order::Bfs, timeout: None, max_nodes: None, max_procs: 8, backend: Backend::Z3, postpone: Postpone::MoreProcs, dropped_hints: vec![] }
     }
 }
 
@@ -84,6 +86,8 @@ struct Node {
     fate: Fate,
     /// Pre-images: the node holding each (None: unsatisfiable) and the edge.
     children: Vec<(Option<usize>, Edge)>,
+    /// For a root standing for a suggested invariant: which one.
+    hint: Option<usize>,
     /// When the node's cube was replaced by an approximation: the original
     /// cube's variables, and the images of the approximation's variables
     /// among them.
@@ -107,6 +111,9 @@ pub struct Search<'a> {
     /// The approximation a spurious trace went through, when the search
     /// stopped because of it (ban it and search again).
     pub refuted: Option<Cube>,
+    /// The suggested invariant a trace reached, when the search stopped
+    /// because of it (drop it and search again).
+    pub refuted_hint: Option<usize>,
     /// Whether some pre-image was dropped for naming too many processes
     /// (then the search cannot conclude SAFE).
     pub truncated: bool,
@@ -116,7 +123,7 @@ impl<'a> Search<'a> {
     /// A search on `sys` with the given options.
     pub fn new(sys: &'a System, opts: Options) -> Self {
         let solver = smt::solver(opts.backend);
-        Search { sys, opts, solver, nodes: vec![], visited: vec![], seen: HashMap::new(), stats: Stats::default(), start: Instant::now(), debug: std::env::var_os("ARRAX_DEBUG").is_some(), oracle: None, refuted: None, truncated: false }
+        Search { sys, opts, solver, nodes: vec![], visited: vec![], seen: HashMap::new(), stats: Stats::default(), start: Instant::now(), debug: std::env::var_os("ARRAX_DEBUG").is_some(), oracle: None, refuted: None, refuted_hint: None, truncated: false }
     }
 
     /// Uses the oracle to approximate visited cubes (BRAB).
@@ -128,6 +135,14 @@ impl<'a> Search<'a> {
     /// Gives the oracle back (with what it learnt).
     pub fn take_oracle(&mut self) -> Option<crate::approx::Oracle<'a>> {
         self.oracle.take()
+    }
+
+    /// The hint at the root of a node's path, if the root is a hint.
+    fn root_hint(&self, mut id: usize) -> Option<usize> {
+        while let Some(p) = self.nodes[id].parent {
+            id = p;
+        }
+        self.nodes[id].hint
     }
 
     /// The nearest node on the path to the root (itself included) whose
@@ -169,13 +184,20 @@ impl<'a> Search<'a> {
     pub fn run(&mut self, replay: &mut dyn FnMut(&AbstractTrace) -> bool) -> Outcome {
         self.start = Instant::now();
         let mut queue: VecDeque<usize> = VecDeque::new();
-        for u in &self.sys.unsafe_ {
+        // roots: the unsafe cubes, then the hints still believed (suggested
+        // negated invariants, proven along the way: a trace reaching one refutes it)
+        let hints: Vec<(usize, &crate::system::Quantified)> =
+            self.sys.hints.iter().enumerate().filter(|(k, _)| !self.opts.dropped_hints.contains(k)).collect();
+        let roots = self.sys.unsafe_.iter().map(|u| (None, u)).chain(hints.into_iter().map(|(k, h)| (Some(k), h)));
+        for (hint, u) in roots {
             let vars: Vec<Term> = (0..u.vars.len()).map(|i| crate::cube::zvar(i, &self.sys.index_sort())).collect();
             let map = u.vars.iter().cloned().zip(vars.iter().cloned()).collect();
             let lits: Vec<Term> = u.lits.iter().map(|l| crate::logic::substitute(l, &map)).collect();
             for c in Cube::normalize(&vars, &lits) {
                 if !self.seen.contains_key(&c.key()) {
-                    queue.push_back(self.add(c, None, None));
+                    let id = self.add(c, None, None);
+                    self.nodes[id].hint = hint;
+                    queue.push_back(id);
                 }
             }
         }
@@ -197,6 +219,20 @@ impl<'a> Search<'a> {
                 break;
             }
             let cube = self.nodes[id].cube.clone();
+            // fixpoint, syntactic part: a cube subsumed by a visited one is
+            // covered (and, like it, disjoint from the initial states)
+            let t0 = Instant::now();
+            let matched = self.match_visited(&cube);
+            self.stats.t_fixpoint += t0.elapsed();
+            let (used, clauses) = match matched {
+                Err(subsumer) => {
+                    self.stats.covered += 1;
+                    self.stats.subsumed += 1;
+                    self.nodes[id].fate = Fate::Covered(vec![subsumer]);
+                    continue;
+                }
+                Ok(x) => x,
+            };
             // safety
             let t0 = Instant::now();
             let q = initial_query(self.sys, &cube);
@@ -208,6 +244,10 @@ impl<'a> Search<'a> {
                     if let Some(a) = self.approximated_ancestor(id) {
                         self.refuted = Some(self.nodes[a].cube.clone());
                         return Outcome::Unknown("approximation refuted".into());
+                    }
+                    if let Some(h) = self.root_hint(id) {
+                        self.refuted_hint = Some(h);
+                        return Outcome::Unknown("suggested invariant refuted".into());
                     }
                     let trace = self.trace(id);
                     if replay(&trace) {
@@ -221,9 +261,9 @@ impl<'a> Search<'a> {
                 SatResult::Unknown(why) => return Outcome::Unknown(format!("solver: {why}")),
                 SatResult::Unsat => {}
             }
-            // fixpoint
+            // fixpoint, semantic part (also drops unsatisfiable cubes)
             let t0 = Instant::now();
-            let covered = self.covered(&cube);
+            let covered = self.covered(&cube, used, clauses);
             self.stats.t_fixpoint += t0.elapsed();
             if let Some(instances) = covered {
                 self.stats.covered += 1;
@@ -279,15 +319,6 @@ impl<'a> Search<'a> {
                         self.nodes[id].children.push((Some(old), e));
                         continue;
                     }
-                    if needs_sat_check(&c) {
-                        let f = Term::and([c.body(), Term::distinct(&c.vars), Term::and(index_bounds(self.sys, &c.vars))]);
-                        let f = Term::and([f, Term::and(instantiate_all(self.sys, &self.sys.axioms, &c.vars))]);
-                        self.stats.calls_sat += 1;
-                        if self.check(&f) == SatResult::Unsat {
-                            self.nodes[id].children.push((None, e));
-                            continue;
-                        }
-                    }
                     self.stats.max_vars = self.stats.max_vars.max(c.arity());
                     let later = match self.opts.postpone {
                         Postpone::Never => false,
@@ -323,7 +354,7 @@ impl<'a> Search<'a> {
     fn add(&mut self, cube: Cube, parent: Option<usize>, edge: Option<Edge>) -> usize {
         self.stats.nodes += 1;
         self.seen.insert(cube.key(), self.nodes.len());
-        self.nodes.push(Node { cube, pattern: None, parent, edge, deleted: None, fate: Fate::Pending, children: vec![], approx: None });
+        self.nodes.push(Node { cube, pattern: None, parent, edge, deleted: None, fate: Fate::Pending, children: vec![], approx: None, hint: None });
         self.nodes.len() - 1
     }
 
@@ -417,27 +448,18 @@ impl<'a> Search<'a> {
         AbstractTrace { cubes, edges }
     }
 
-    /// The fixpoint test against the visited cubes: the instances that
-    /// cover the cube, if it is covered.
-    fn covered(&mut self, cube: &Cube) -> Option<Vec<(usize, Vec<Term>)>> {
+    /// Matches a cube against the visited ones: `Err` with a subsuming
+    /// instance, or the instances the solver must consider (with their
+    /// negations as clauses).
+    #[allow(clippy::type_complexity)]
+    fn match_visited(&mut self, cube: &Cube) -> Result<(Vec<(usize, Vec<Term>)>, Vec<Term>), (usize, Vec<Term>)> {
         let facts = Facts::of(cube);
         let mut used = vec![];
         let mut clauses = vec![];
-        if std::env::var_os("ARRAX_FULLFIX").is_some() {
-            for &v in &self.visited {
-                let old = &self.nodes[v].cube;
-                for m in crate::instantiate::injective_maps(&old.vars, &cube.vars) {
-                    clauses.push(crate::logic::substitute(&old.body(), &m).not());
-                }
-            }
-        } else {
         for &v in &self.visited {
             let old = &self.nodes[v];
             match match_cube(old.pattern.as_ref().unwrap(), cube, &facts) {
-                Match::Subsumed(images) => {
-                    self.stats.subsumed += 1;
-                    return Some(vec![(v, images)]);
-                }
+                Match::Subsumed(images) => return Err((v, images)),
                 Match::Instances(is) => {
                     for (images, inst) in is {
                         used.push((v, images));
@@ -446,15 +468,25 @@ impl<'a> Search<'a> {
                 }
             }
         }
-        }
-        if clauses.is_empty() {
+        Ok((used, clauses))
+    }
+
+    /// The fixpoint test's solver part: whether the cube with the negated
+    /// instances is unsatisfiable (then the instances cover it; an
+    /// unsatisfiable cube is covered by none).
+    fn covered(&mut self, cube: &Cube, used: Vec<(usize, Vec<Term>)>, clauses: Vec<Term>) -> Option<Vec<(usize, Vec<Term>)>> {
+        if clauses.is_empty() && !needs_sat_check(cube) {
             return None;
         }
         let mut parts = vec![cube.body(), Term::distinct(&cube.vars)];
         parts.extend(index_bounds(self.sys, &cube.vars));
         parts.extend(instantiate_all(self.sys, &self.sys.axioms, &cube.vars));
+        if clauses.is_empty() {
+            self.stats.calls_sat += 1;
+        } else {
+            self.stats.calls_fixpoint += 1;
+        }
         parts.extend(clauses);
-        self.stats.calls_fixpoint += 1;
         (self.check(&Term::and(parts)) == SatResult::Unsat).then_some(used)
     }
 }

@@ -6,6 +6,7 @@ use std::fmt;
 use std::path::Path;
 
 pub mod canonical;
+pub mod cubicle;
 pub mod elab;
 pub mod mcmt;
 pub mod sexp;
@@ -67,6 +68,8 @@ pub enum Format {
     Mcmt,
     /// arrax's canonical print (`.arrax`).
     Canonical,
+    /// Cubicle (`.cub`).
+    Cubicle,
 }
 
 impl Format {
@@ -74,6 +77,7 @@ impl Format {
     pub fn of_path(path: &Path) -> Format {
         match path.extension().and_then(|e| e.to_str()) {
             Some("arrax") => Format::Canonical,
+            Some("cub") => Format::Cubicle,
             _ => Format::Mcmt,
         }
     }
@@ -87,6 +91,7 @@ pub fn parse_str(src: &str, format: Format) -> Result<Parsed, Diagnostic> {
     match format {
         Format::Mcmt => mcmt::parse(src),
         Format::Canonical => canonical::parse(src),
+        Format::Cubicle => cubicle::parse(src),
     }
 }
 

@@ -1,0 +1,377 @@
+//! Cubicle front-end tests: the 75 shared benchmark files lower (all but
+//! the legacy-syntax one), their canonical prints round-trip, the
+//! semantics decided by the front end, located diagnostics on bad inputs,
+//! and the project's Cubicle models agree with their MCMT versions.
+
+mod common;
+
+use arrax::driver::{check, CheckOptions, Verdict};
+use arrax::frontend::{canonical, parse_file, parse_str, Diagnostic, Format, Parsed};
+use arrax::system::System;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The shared Cubicle benchmarks (absent on machines without the shared folder).
+fn bench_dir() -> PathBuf {
+    root().join("../shared/bench/cubicle")
+}
+
+fn cub_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return vec![] };
+    let mut out: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "cub"))
+        .collect();
+    out.sort();
+    out
+}
+
+fn cub(src: &str) -> Parsed {
+    parse_str(src, Format::Cubicle).unwrap_or_else(|d| panic!("{d}\n{src}"))
+}
+
+fn cub_err(src: &str) -> Diagnostic {
+    match parse_str(src, Format::Cubicle) {
+        Ok(_) => panic!("expected an error for:\n{src}"),
+        Err(d) => d,
+    }
+}
+
+/// The canonical print, after checking that it reads back to the same print.
+fn round_trip(sys: &System) -> Result<String, String> {
+    let printed = canonical::print(sys);
+    let again = parse_str(&printed, Format::Canonical).map_err(|d| format!("does not parse back: {d}"))?;
+    let second = canonical::print(&again.system);
+    if second != printed {
+        return Err(format!("round trip changed the print:\n{printed}\n---\n{second}"));
+    }
+    Ok(printed)
+}
+
+fn has_multi_dim_array(sys: &System) -> bool {
+    sys.vars.iter().any(|v| v.term.sort().as_array().is_some_and(|a| a.index.len() > 1))
+}
+
+#[test]
+fn benchmark_files_lower_except_the_legacy_one() {
+    let files = cub_files(&bench_dir());
+    if files.is_empty() {
+        return;
+    }
+    assert_eq!(files.len(), 75, "expected the 75 shared Cubicle files");
+    let mut failures = vec![];
+    for path in &files {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        match parse_file(path) {
+            Err(d) if name == "german_subtype.cub" => {
+                assert_eq!((d.line, d.col), (35, 1), "{d}");
+                assert!(d.message.contains("legacy Cubicle syntax 'require'"), "{d}");
+            }
+            Ok(_) if name == "german_subtype.cub" => failures.push(format!("{name}: legacy syntax accepted")),
+            Err(d) => failures.push(d.render(&name)),
+            Ok(p) => {
+                let s = &p.system;
+                if s.transitions.is_empty() || s.unsafe_.is_empty() || s.initial.len() != 1 {
+                    failures.push(format!("{name}: incomplete system"));
+                }
+                // Only duplicate transition names are worth a warning in these files.
+                for w in &p.warnings {
+                    if !w.message.starts_with("duplicate transition name") {
+                        failures.push(format!("{name}: unexpected warning {w}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Systems with two-dimensional arrays cannot round-trip yet: the
+/// canonical print writes every array as one-dimensional. Until it learns
+/// to, their failure must be exactly that one.
+#[test]
+fn benchmark_files_round_trip() {
+    let files = cub_files(&bench_dir());
+    let mut failures = vec![];
+    let mut multi_dim = vec![];
+    for path in &files {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let Ok(p) = parse_file(path) else { continue };
+        match round_trip(&p.system) {
+            Ok(_) => {}
+            Err(e) if has_multi_dim_array(&p.system) && e.contains("takes 1 indices, found 2") => multi_dim.push(name),
+            Err(e) => failures.push(format!("{name}: {e}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    if !multi_dim.is_empty() {
+        eprintln!("not round-tripped (multi-dimensional arrays in the canonical print): {}", multi_dim.join(", "));
+    }
+}
+
+// ---------------------------------------------------------------- semantics
+
+/// Declarations, init and unsafe shared by the small examples (5 lines).
+const PRE: &str = "\
+type loc = Idle | Want | Crit
+array S[proc] : loc
+var G : bool
+init (z) { S[z] = Idle && G = False }
+unsafe (z1 z2) { S[z1] = Crit && S[z2] = Crit }
+";
+
+fn with_pre(rest: &str) -> String {
+    format!("{PRE}{rest}")
+}
+
+/// The canonical print of the transitions of `PRE` followed by `rest`
+/// (round-tripped unless the system has multi-dimensional arrays).
+fn transitions(rest: &str) -> String {
+    let p = cub(&with_pre(rest));
+    let printed = if has_multi_dim_array(&p.system) {
+        canonical::print(&p.system)
+    } else {
+        round_trip(&p.system).unwrap()
+    };
+    printed.lines().skip_while(|l| !l.contains("(transition")).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn forall_other_excludes_the_parameters_and_forall_does_not() {
+    let t = transitions(
+        "transition enter (x y)\nrequires { S[x] = Want && (forall_other j. S[j] <> Crit) && forall k. S[k] <> Idle }\n\
+         { S[x] := Crit }\n",
+    );
+    assert!(t.contains("(params (x proc) (y proc))"), "{t}");
+    assert!(t.contains("(uguard (j proc) (and (not (= S[j] Idle)) (or (= j x) (= j y) (not (= S[j] Crit)))))"), "{t}");
+    assert!(t.contains("(update S (lambda ((j1 proc)) (ite (= j1 x) Crit S[j1])))"), "{t}");
+}
+
+#[test]
+fn existentials_in_guards_become_parameters() {
+    // exists_other: a new parameter, distinct from x.
+    let t = transitions("transition t (x)\nrequires { exists_other k. S[k] = Crit }\n{ S[x] := Want }\n");
+    assert!(t.contains("(params (x proc) (k proc))\n    (guard (= S[k] Crit))"), "{t}");
+    assert!(!t.contains("t.2"), "{t}");
+    // exists: the witness is x itself or another process.
+    let t = transitions("transition t (x)\nrequires { exists k. S[k] = Crit }\n{ S[x] := Want }\n");
+    assert!(t.contains("(transition t.1\n    (params (x proc))\n    (guard (= S[x] Crit))"), "{t}");
+    assert!(t.contains("(transition t.2\n    (params (x proc) (k proc))\n    (guard (= S[k] Crit))"), "{t}");
+    // A disjunction around a quantifier splits the transition.
+    let t = transitions("transition t (x)\nrequires { G = True || forall_other j. S[j] = Idle }\n{ G := False }\n");
+    assert!(t.contains("(transition t.1\n    (params (x proc))\n    (guard G)\n"), "{t}");
+    assert!(t.contains("(transition t.2\n    (params (x proc))\n    (guard true)\n    (uguard (j proc) (or (= S[j] Idle) (= j x)))"), "{t}");
+}
+
+#[test]
+fn nondeterministic_assignments() {
+    // A process-valued variable: an existing parameter or a new process.
+    let t = transitions("var P : proc\ntransition t (x)\n{ P := . }\n");
+    assert!(t.contains("(transition t.1\n    (params (x proc))\n    (guard true)\n    (update P x))"), "{t}");
+    assert!(t.contains("(transition t.2\n    (params (x proc) (P? proc))\n    (guard true)\n    (update P P?))"), "{t}");
+    // Any other sort: an existential value.
+    let t = transitions("type data\nvar D : data\ntransition t (x)\n{ D := ? }\n");
+    assert!(t.contains("(values (D? data))"), "{t}");
+    assert!(t.contains("(update D D?)"), "{t}");
+}
+
+#[test]
+fn cases_are_first_match_and_array_writes_are_lambdas() {
+    let t = transitions(
+        "var N : int\narray C[proc, proc] : bool\ntransition t (x y)\nrequires { N >= 0 }\n{\n  let m = N + 1 in\n  \
+         S[j] := case | j = x : Crit | S[j] = Want : Idle | _ : S[j];\n  N := case | G = True : m | _ : 2 * N - 1;\n  \
+         C[x, y] := True\n}\n",
+    );
+    assert!(t.contains("(update S (lambda ((j proc)) (ite (= j x) Crit (ite (= S[j] Want) Idle S[j]))))"), "{t}");
+    assert!(t.contains("(update N (ite G (+ N 1) (+ (* 2 N) (- 1))))"), "{t}");
+    assert!(t.contains("(update C (lambda ((j proc) (j1 proc)) (or (and (= j x) (= j1 y)) C[j, j1]))))"), "{t}");
+}
+
+#[test]
+fn init_quantifies_over_all_tuples_and_unsafe_over_distinct_ones() {
+    let p = cub(
+        "type loc = Idle | Crit\narray S[proc] : loc\narray C[proc, proc] : bool\n\
+         init (x y) { S[x] = Idle && C[x, y] = False }\nunsafe (z1 z2) { S[z1] = Crit && S[z2] = Crit && z1 <> z2 }\n\
+         invariant () { exists k. S[k] = Crit }\n",
+    );
+    let init = &p.system.initial[0];
+    assert_eq!(init.vars.len(), 2);
+    assert_eq!(init.lits.len(), 2, "no distinctness premise: {:?}", init.lits);
+    // z1 <> z2 holds by distinctness and disappears.
+    assert_eq!(p.system.unsafe_[0].lits.len(), 2, "{:?}", p.system.unsafe_[0].lits);
+    // An invariant is a hint, its existential a cube variable.
+    assert_eq!(p.system.hints.len(), 1);
+    assert_eq!(p.system.hints[0].vars.len(), 1);
+}
+
+#[test]
+fn predicates_are_inlined_and_negated_universals_become_cube_variables() {
+    let p = cub(&with_pre(
+        "predicate excl(e, i) { forall x <> y. S[x] = e => S[y] = i }\nunsafe { not excl(Crit, Idle) }\n\
+         unsafe (x) { S[x] = Want && not excl(Crit, Idle) }\n",
+    ));
+    let printed = round_trip(&p.system).unwrap();
+    assert!(
+        printed.contains("(unsafe (exists ((x proc) (y proc)) (and (= S[x] Crit) (not (= S[y] Idle)))))"),
+        "{printed}"
+    );
+    // With a cube variable already there, each bound variable is it or a new one.
+    let with_x: Vec<usize> = p.system.unsafe_[2..].iter().map(|q| q.vars.len()).collect();
+    assert_eq!(with_x, vec![2, 2, 3], "{printed}");
+}
+
+#[test]
+fn process_constants_are_pairwise_distinct_rigid_constants() {
+    let p = cub(
+        "number_procs 2\ntype loc = Idle | Crit\narray S[proc] : loc\nvar T : proc\n\
+         init () { S[#1] = Idle && S[#2] = Idle }\nunsafe () { S[#1] = Crit && S[#2] = Crit }\n\
+         transition go ()\nrequires { S[#1] = Idle && T = #2 }\n{ S[#1] := Crit; T := #1 }\n",
+    );
+    let printed = round_trip(&p.system).unwrap();
+    assert!(printed.contains("(const |#1| proc)\n  (const |#2| proc)"), "{printed}");
+    assert!(printed.contains("(axiom (forall () (not (= |#1| |#2|))))"), "{printed}");
+    assert!(printed.contains("(option number_procs \"2\")"), "{printed}");
+    let d = cub_err("number_procs 2\ntype loc = Idle | Crit\narray S[proc] : loc\ninit () { S[#3] = Idle }\n");
+    assert_eq!((d.line, d.col, d.message.as_str()), (4, 13, "process constant #3 exceeds number_procs 2"));
+}
+
+// ---------------------------------------------------------------- diagnostics
+
+/// `(source, line, col, message substring)`.
+const BAD: &[(&str, usize, usize, &str)] = &[
+    // unbalanced braces
+    (
+        "type loc = Idle | Crit\narray S[proc] : loc\ninit (z) { S[z] = Idle\nunsafe (z) { S[z] = Crit }\n",
+        4,
+        1,
+        "expected '}' to close the '{' at 3:10, found 'unsafe'",
+    ),
+    ("type loc = Idle | Crit\narray S[proc] : loc\ninit (z) { S[z] = Idle }}\n", 3, 25, "expected a declaration"),
+    // unknown type
+    ("var X : colour\n", 1, 9, "unknown type 'colour'"),
+    // undeclared array
+    ("type loc = Idle | Crit\narray S[proc] : loc\ninit (z) { T[z] = Idle }\n", 3, 12, "undeclared array 'T'"),
+    // sort mismatch
+    (
+        "type loc = Idle | Crit\narray S[proc] : loc\ninit (z) { S[z] = 1 }\n",
+        3,
+        12,
+        "sort mismatch in a comparison: loc and Int",
+    ),
+    (
+        "type loc = Idle | Crit\narray S[proc] : loc\nvar N : int\ninit (z) { S[z] = Idle }\n\
+         unsafe (z) { S[z] = Crit }\ntransition t (x)\n{ N := Crit }\n",
+        7,
+        8,
+        "sort mismatch in the assignment to 'N': expected Int, found loc",
+    ),
+    // assignment to an undeclared variable
+    (
+        "type loc = Idle | Crit\narray S[proc] : loc\ninit (z) { S[z] = Idle }\nunsafe (z) { S[z] = Crit }\n\
+         transition t (x)\nrequires { S[x] = Idle }\n{ S[x] := Crit; Y := Idle }\n",
+        7,
+        17,
+        "assignment to undeclared variable 'Y'",
+    ),
+    // truncated file
+    ("type loc = Idle | Crit\narray S[proc] : loc\ninit (z) { S[z] =", 3, 18, "found end of input"),
+    ("type loc = Idle | Crit\n(* a comment (* nested *)\narray S[proc] : loc\n", 2, 1, "unterminated comment"),
+    // binary garbage
+    ("\u{7f}ELF\u{2}\u{1}\u{1}\u{0}\u{0}", 1, 1, "looks binary"),
+    ("\u{1}\u{2}\u{3}", 1, 1, "unexpected character '\\u{1}'"),
+    // duplicate declaration
+    ("type loc = Idle | Crit\nvar X : bool\narray X[proc] : loc\n", 3, 7, "duplicate declaration of 'X' (first declared at 2:5)"),
+    ("type loc = Idle | Crit\ntype state = Idle | Busy\n", 2, 14, "duplicate declaration of 'Idle'"),
+    // legacy syntax
+    (
+        "type loc = Idle | Crit\narray S[proc] : loc\ninit (z) { S[z] = Idle }\nunsafe (z) { S[z] = Crit }\n\
+         transition t (n)\nrequire { S[n] = Idle }\n",
+        6,
+        1,
+        "legacy Cubicle syntax 'require'",
+    ),
+    (
+        "type loc = Idle | Crit\narray S[proc] : loc\ninit (z) { S[z] = Idle }\nunsafe (z) { S[z] = Crit }\n\
+         transition t (n)\nrequires { S[n] = Idle }\n{ S[j] := {| j = n : Crit | _ : S[j] } }\n",
+        7,
+        11,
+        "legacy Cubicle syntax '{| … |}'",
+    ),
+    // unsupported quantifiers are explicit errors
+    (
+        "type loc = Idle | Crit\narray S[proc] : loc\ninit (z) { S[z] = Idle }\nunsafe (z) { S[z] = Crit }\n\
+         transition t (n)\nrequires { forall x <> y. S[x] = Idle || S[y] = Idle }\n{ S[n] := Crit }\n",
+        6,
+        12,
+        "a universal guard over 2 variables is not supported",
+    ),
+    (
+        "type loc = Idle | Crit\narray S[proc] : loc\ninit (z) { S[z] = Idle }\nunsafe (z) { forall y. S[y] = Crit }\n",
+        4,
+        1,
+        "a universal quantifier (after pushing negations inward) cannot be part of an unsafe or invariant cube",
+    ),
+    (
+        "type loc = Idle | Crit\narray S[proc] : loc\ninit (z) { S[z] = Idle }\nunsafe (z) { S[z] = Crit }\n\
+         transition t (n)\n{ S[j] := case | j = n : Crit }\n",
+        6,
+        18,
+        "the last case must be the default '| _ : …'",
+    ),
+    ("type loc = Idle | Crit\narray S[proc] : loc\ninit (z) { S[z] = Idle }\n", 1, 1, "no 'unsafe' section"),
+];
+
+#[test]
+fn bad_inputs_are_located() {
+    let mut failures = vec![];
+    for (src, line, col, msg) in BAD {
+        let d = cub_err(src);
+        if (d.line, d.col) != (*line, *col) || !d.message.contains(msg) {
+            failures.push(format!("expected {line}:{col}: ...{msg}..., got {d}\nfor:\n{src}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+// ---------------------------------------------------------------- models
+
+const PORTED: &[&str] = &["mutex", "mutex_buggy", "bakery", "german"];
+
+fn verdict(sys: &System) -> String {
+    let opts = CheckOptions { timeout: Some(Duration::from_secs(60)), ..CheckOptions::default() };
+    match check(sys, &opts).verdict {
+        Verdict::Safe => "SAFE".to_string(),
+        Verdict::Unsafe => "UNSAFE".to_string(),
+        Verdict::Unknown(why) => format!("UNKNOWN ({why})"),
+    }
+}
+
+#[test]
+fn cubicle_models_agree_with_their_mcmt_versions() {
+    for stem in PORTED {
+        let cub_path = root().join(format!("models/{stem}.cub"));
+        let text = std::fs::read_to_string(&cub_path).unwrap();
+        let expected = common::expected(&text).unwrap_or_else(|| panic!("{stem}.cub announces no verdict"));
+        let mcmt = parse_file(&root().join(format!("models/{stem}.mcmt"))).unwrap();
+        let cub = parse_file(&cub_path).unwrap_or_else(|d| panic!("{}", d.render(&format!("{stem}.cub"))));
+        assert!(cub.warnings.is_empty(), "{stem}.cub: {:?}", cub.warnings);
+        let (got_cub, got_mcmt) = (verdict(&cub.system), verdict(&mcmt.system));
+        assert_eq!(got_cub, expected, "{stem}.cub");
+        assert_eq!(got_mcmt, got_cub, "{stem}: the .mcmt and .cub versions disagree");
+    }
+}
+
+#[test]
+fn snapshots_of_cubicle_models() {
+    for stem in PORTED {
+        let parsed = parse_file(&root().join(format!("models/{stem}.cub"))).unwrap();
+        let printed = round_trip(&parsed.system).unwrap();
+        let mut settings = common::snapshot_settings();
+        settings.set_omit_expression(true);
+        settings.bind(|| insta::assert_snapshot!(format!("{stem}_cub"), printed));
+    }
+}
