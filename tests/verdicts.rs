@@ -37,3 +37,26 @@ fn every_model_gets_its_expected_certified_verdict() {
     }
     assert!(failures.is_empty(), "verdict failures:\n{}", failures.join("\n"));
 }
+
+/// The synthesized invariants and traces of a few models, so that a change
+/// in what arrax finds shows in review.
+#[test]
+fn invariants_and_traces_are_stable() {
+    let settings = common::snapshot_settings();
+    for name in ["mutex.mcmt", "bakery.mcmt", "szymanski.mcmt", "mutex_buggy.mcmt", "german_buggy.mcmt"] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(name);
+        let parsed = parse_file(&path).unwrap();
+        let r = check(&parsed.system, &CheckOptions::default());
+        let mut text = String::new();
+        if let Some(p) = &r.proof {
+            text.push_str(&format!("invariant ({} clauses):\n", p.invariant.len()));
+            for c in &p.invariant {
+                text.push_str(&format!("  {}\n", arrax::report::clause(c)));
+            }
+        }
+        if let Some(t) = &r.trace {
+            text.push_str(&arrax::report::trace(&parsed.system, t));
+        }
+        settings.bind(|| insta::assert_snapshot!(format!("verdict_{}", name.replace('.', "_")), text));
+    }
+}

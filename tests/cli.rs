@@ -1,0 +1,120 @@
+//! The command line as users meet it: verdict lines, exit codes, limits,
+//! bad input, JSON, written invariants and obligations.
+
+use std::path::Path;
+use std::process::Command;
+
+fn arrax(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_arrax")).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn last_line(s: &str) -> &str {
+    s.lines().last().unwrap_or("")
+}
+
+#[test]
+fn safe_model_ends_with_safe_and_exit_0() {
+    let (code, out, _) = arrax(&["check", "models/mutex.mcmt"]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(last_line(&out), "SAFE");
+    assert!(out.contains("certified: "), "{out}");
+    assert!(out.contains("Inductive invariant"), "{out}");
+}
+
+#[test]
+fn unsafe_model_prints_a_trace_and_exits_1() {
+    let (code, out, _) = arrax(&["check", "models/mutex_buggy.mcmt"]);
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(last_line(&out), "UNSAFE");
+    assert!(out.contains("Counterexample with 2 process(es)"), "{out}");
+    assert!(out.contains("step 1:"), "{out}");
+}
+
+#[test]
+fn node_limit_gives_unknown_and_exit_3() {
+    let (code, out, _) = arrax(&["check", "models/german.mcmt", "--brab", "0", "--max-nodes", "20"]);
+    assert_eq!(code, 3, "{out}");
+    assert_eq!(last_line(&out), "UNKNOWN (node limit)");
+    assert!(out.contains("statistics: nodes"), "{out}");
+}
+
+#[test]
+fn timeout_gives_unknown_and_exit_3() {
+    let (code, out, _) = arrax(&["check", "models/german.mcmt", "--brab", "0", "--timeout", "0.05"]);
+    assert_eq!(code, 3, "{out}");
+    assert_eq!(last_line(&out), "UNKNOWN (timeout)");
+}
+
+#[test]
+fn process_limit_never_claims_safe() {
+    // with at most 2 processes per cube the German protocol's pre-images are cut: no SAFE
+    let (code, out, _) = arrax(&["check", "models/german.mcmt", "--brab", "0", "--max-procs", "2"]);
+    assert_eq!(code, 3, "{out}");
+    assert!(last_line(&out).starts_with("UNKNOWN (process limit"), "{out}");
+}
+
+#[test]
+fn bad_input_gets_file_line_col_and_exit_2() {
+    let dir = std::env::temp_dir().join(format!("arrax-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases: &[(&str, &[u8], &str)] = &[
+        ("undeclared.mcmt", b":local a bool\n:initial\n:var x\n:cnj (= q[x] true)\n:unsafe\n:var z1\n:cnj (= a[z1] true)\n", ":4:"),
+        ("truncated.mcmt", b":local a bool\n:initial\n:var x\n:cnj (= a[x] ", ":4:"),
+        ("binary.mcmt", b"\x00\x01\xff\xfe garbage", ":1:1:"),
+        ("empty.mcmt", b"", ":1:1:"),
+    ];
+    for (name, bytes, loc) in cases {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        for cmd in ["parse", "check"] {
+            let (code, out, err) = arrax(&[cmd, p.to_str().unwrap()]);
+            assert_eq!(code, 2, "{name} {cmd}: {out}{err}");
+            let first = err.lines().next().unwrap_or("");
+            assert!(first.starts_with(&format!("{}{loc}", p.display())), "{name}: {err}");
+            assert!(!err.contains("panicked"), "{name}: {err}");
+        }
+    }
+    let (code, _, err) = arrax(&["check", dir.join("missing.mcmt").to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains(":1:1:"), "{err}");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(arrax(&["check"]).0, 2);
+    assert_eq!(arrax(&["frobnicate"]).0, 2);
+    assert_eq!(arrax(&["check", "models/mutex.mcmt", "--timeout", "-1"]).0, 2);
+    assert_eq!(arrax(&["check", "models/mutex.mcmt", "--max-nodes", "many"]).0, 2);
+}
+
+#[test]
+fn json_is_one_object_with_the_verdict() {
+    let (code, out, _) = arrax(&["check", "models/bakery_buggy.mcmt", "--json"]);
+    assert_eq!(code, 1);
+    let line = out.trim();
+    assert!(line.starts_with('{') && line.ends_with('}'), "{out}");
+    assert_eq!(out.lines().count(), 1);
+    assert!(line.contains("\"verdict\":\"UNSAFE\""), "{out}");
+    assert!(line.contains("\"certified\":true"), "{out}");
+    assert!(line.contains("\"trace\":{\"procs\":2"), "{out}");
+}
+
+#[test]
+fn invariant_and_obligations_are_written_as_smtlib() {
+    let dir = std::env::temp_dir().join(format!("arrax-obl-{}", std::process::id()));
+    let inv = dir.join("inv.smt2");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (code, out, err) =
+        arrax(&["check", "models/bakery.mcmt", "--invariant", inv.to_str().unwrap(), "--obligations", dir.join("obl").to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let text = std::fs::read_to_string(&inv).unwrap();
+    assert!(text.contains("(define-fun invariant () Bool"), "{text}");
+    let files: Vec<_> = std::fs::read_dir(dir.join("obl")).unwrap().collect();
+    assert!(!files.is_empty());
+    for f in files {
+        let t = std::fs::read_to_string(f.unwrap().path()).unwrap();
+        assert!(t.contains("(check-sat)") && t.contains("expected unsat"));
+    }
+    assert!(Path::new(&inv).exists());
+}
