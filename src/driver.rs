@@ -121,10 +121,16 @@ pub fn supported(sys: &System) -> Result<(), String> {
 }
 
 /// Runs backward search on `sys` and checks the answer.
-pub fn check(sys: &System, opts: &CheckOptions) -> CheckResult {
+pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
     let start = Instant::now();
+    // the search runs on the cone of influence; answers are checked on the full system
+    let (sliced, dropped) = crate::slice::cone_of_influence(full);
+    let sys = &sliced;
     let per_call_ms = 20_000;
     let mut notes = vec![];
+    if !dropped.is_empty() {
+        notes.push(format!("state variables that cannot affect the property: {}", dropped.join(", ")));
+    }
     let checker = opts.backend.other();
     let bopts = bwd::Options {
         order: opts.order,
@@ -158,7 +164,7 @@ pub fn check(sys: &System, opts: &CheckOptions) -> CheckResult {
     let mut hint_notes: Vec<String> = vec![];
     let mut replay = |trace: &crate::engine::AbstractTrace| {
         let t0 = Instant::now();
-        let r = certify::replay(sys, trace, if certify_on { checker } else { opts.backend }, per_call_ms);
+        let r = certify::replay(full, trace, if certify_on { checker } else { opts.backend }, per_call_ms);
         replay_time += t0.elapsed();
         match r {
             Ok(Some(ct)) => {
@@ -241,7 +247,7 @@ pub fn check(sys: &System, opts: &CheckOptions) -> CheckResult {
         Outcome::Safe(proof) => {
             if certify_on {
                 let t0 = Instant::now();
-                let cert: SafeCertificate = certify::certify_safe(sys, &proof, checker, per_call_ms);
+                let cert: SafeCertificate = certify::certify_safe(full, &proof, checker, per_call_ms);
                 res.certify_time += t0.elapsed();
                 res.obligations = cert.obligations.len();
                 if let Some(dir) = &opts.obligations_dir {
@@ -271,7 +277,7 @@ pub fn check(sys: &System, opts: &CheckOptions) -> CheckResult {
                 res.verdict = Verdict::Safe;
             }
             if let Some(path) = &opts.invariant_out {
-                if let Err(e) = std::fs::write(path, crate::report::invariant_smtlib(sys, &proof.invariant)) {
+                if let Err(e) = std::fs::write(path, crate::report::invariant_smtlib(full, &proof.invariant)) {
                     res.notes.push(format!("could not write the invariant to {}: {e}", path.display()));
                 }
             }

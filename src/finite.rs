@@ -293,6 +293,10 @@ impl<'a> Instance<'a> {
                 parts.push(Term::lt(c, &Term::raw(Op::Int(self.procs as i64), vec![], isort.clone())));
             } else if *c.sort() == Sort::Int {
                 parts.push(Term::or(self.ints.iter().map(|n| Term::eq(c, &Term::int(*n)))));
+            } else if let Some((lo, hi)) = c.sort().finite_range() {
+                // explicit, so that every cell gets a value in its range
+                parts.push(Term::raw(crate::logic::Op::Le, vec![Term::int(lo), c.clone()], Sort::Bool));
+                parts.push(Term::raw(crate::logic::Op::Le, vec![c.clone(), Term::int(hi)], Sort::Bool));
             }
         }
         let f = Term::and(parts);

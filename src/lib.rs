@@ -16,5 +16,6 @@ pub mod logic;
 pub mod pre;
 pub mod report;
 pub mod safety;
+pub mod slice;
 pub mod smt;
 pub mod system;

@@ -1,0 +1,75 @@
+//! Cone of influence: the state variables that can affect the unsafe
+//! states (through guards, universal guards, updates of relevant variables,
+//! and initial or axiom constraints shared with relevant variables). The
+//! others are dropped before the search; answers are still checked against
+//! the whole system.
+
+use crate::logic::{free_vars, Term};
+use crate::system::{Quantified, System};
+use std::collections::HashSet;
+
+/// The system without the state variables that cannot influence its unsafe
+/// states, and the names of those dropped.
+pub fn cone_of_influence(sys: &System) -> (System, Vec<String>) {
+    let is_var = |t: &Term| sys.is_state_var(t);
+    let mut rel: HashSet<Term> = HashSet::new();
+    let add_all = |t: &Term, rel: &mut HashSet<Term>| {
+        for v in free_vars(t) {
+            if is_var(&v) {
+                rel.insert(v);
+            }
+        }
+    };
+    for q in sys.unsafe_.iter().chain(&sys.hints) {
+        add_all(&q.body(), &mut rel);
+    }
+    for t in &sys.transitions {
+        add_all(&t.guard, &mut rel);
+        if let Some((_, b)) = &t.uguard {
+            add_all(b, &mut rel);
+        }
+    }
+    loop {
+        let before = rel.len();
+        for t in &sys.transitions {
+            for u in &t.updates {
+                if rel.contains(&sys.vars[u.var].term) {
+                    add_all(&u.value, &mut rel);
+                }
+            }
+        }
+        for q in sys.initial.iter().chain(&sys.axioms) {
+            for l in &q.lits {
+                let vs: Vec<Term> = free_vars(l).into_iter().filter(|v| is_var(v)).collect();
+                if vs.iter().any(|v| rel.contains(v)) {
+                    rel.extend(vs);
+                }
+            }
+        }
+        if rel.len() == before {
+            break;
+        }
+    }
+    let dropped: Vec<String> = sys.vars.iter().filter(|v| !rel.contains(&v.term)).map(|v| v.name().to_string()).collect();
+    if dropped.is_empty() {
+        return (sys.clone(), dropped);
+    }
+    let mut out = sys.clone();
+    let keep: Vec<usize> = (0..sys.vars.len()).filter(|&i| rel.contains(&sys.vars[i].term)).collect();
+    let new_index = |i: usize| keep.iter().position(|&k| k == i);
+    out.vars = keep.iter().map(|&i| sys.vars[i].clone()).collect();
+    for t in &mut out.transitions {
+        t.updates = t
+            .updates
+            .iter()
+            .filter_map(|u| new_index(u.var).map(|v| crate::system::Update { var: v, value: u.value.clone() }))
+            .collect();
+    }
+    let mentions_dropped = |l: &Term| free_vars(l).iter().any(|v| is_var(v) && !rel.contains(v));
+    let prune = |qs: &[Quantified]| -> Vec<Quantified> {
+        qs.iter().map(|q| Quantified { vars: q.vars.clone(), lits: q.lits.iter().filter(|l| !mentions_dropped(l)).cloned().collect() }).collect()
+    };
+    out.initial = prune(&sys.initial);
+    out.axioms = prune(&sys.axioms);
+    (out, dropped)
+}
