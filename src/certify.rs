@@ -528,7 +528,7 @@ pub fn replay(sys: &System, trace: &AbstractTrace, backend: Backend, timeout_ms:
         // existential values of transitions
         for c in &u.constraints {
             for v in crate::logic::free_vars(c) {
-                if !vals.contains_key(&v) && !v.sort().as_array().is_some() {
+                if !vals.contains_key(&v) && v.sort().as_array().is_none() {
                     if let Some(val) = solver.value(&v) {
                         vals.insert(v.clone(), as_sort(&val, v.sort()));
                     }

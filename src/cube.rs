@@ -148,7 +148,7 @@ impl Cube {
 /// Replaces each other variable name in `text` by `?` and variable `me` by `_`.
 fn mask(text: &str, names: &[String], me: usize) -> String {
     let mut out = String::with_capacity(text.len());
-    for tok in text.split_inclusive(|c: char| c == ' ' || c == '(' || c == ')') {
+    for tok in text.split_inclusive([' ', '(', ')']) {
         let (word, sep) = match tok.char_indices().last() {
             Some((i, c)) if c == ' ' || c == '(' || c == ')' => (&tok[..i], &tok[i..]),
             _ => (tok, ""),

@@ -106,14 +106,6 @@ pub struct CheckResult {
 
 /// Whether the backward engine supports the system; else why not.
 pub fn supported(sys: &System) -> Result<(), String> {
-    for t in &sys.transitions {
-        if !t.values.is_empty() {
-            return Err(format!(
-                "unsupported: transition '{}' chooses a nondeterministic value, which backward search does not handle yet",
-                t.name
-            ));
-        }
-    }
     if sys.unsafe_.is_empty() {
         return Err("no unsafe states given (nothing to check)".into());
     }

@@ -51,7 +51,18 @@ fn domain(s: &Sort, procs: usize, ints: &[i64]) -> Result<Vec<i64>, Unsupported>
             Ok((lo..=hi).collect())
         }
         Sort::Int => Ok(ints.to_vec()),
+        // only equality matters: two values tell equal from different
+        Sort::Uninterpreted(_) => Ok(vec![0, 1]),
         other => Err(format!("values of sort {other} are not finite")),
+    }
+}
+
+/// The sort of a cell symbol when enumerating initial states: values of
+/// uninterpreted sorts are numbered.
+fn cell_sort(s: &Sort) -> Sort {
+    match s {
+        Sort::Uninterpreted(_) => Sort::Int,
+        other => other.clone(),
     }
 }
 
@@ -256,11 +267,16 @@ impl<'a> Instance<'a> {
         let isort = self.sys.index_sort();
         let procs: Vec<Term> = (0..self.procs).map(|p| Term::raw(Op::Int(p as i64), vec![], isort.clone())).collect();
         let mut cells: Vec<Term> = vec![Term::ff(); self.width];
+        // cells of uninterpreted sorts (numbered values, see `cell_sort`)
+        let mut data: HashSet<Term> = HashSet::new();
         let mut map: HashMap<Term, Term> = HashMap::new();
         for (i, v) in self.sys.vars.iter().enumerate() {
             let (base, dims) = self.slots[i];
             if dims == 0 {
-                let c = Term::var(&format!("{}!0", v.name()), v.value_sort());
+                let c = Term::var(&format!("{}!0", v.name()), cell_sort(&v.value_sort()));
+                if matches!(v.value_sort(), Sort::Uninterpreted(_)) {
+                    data.insert(c.clone());
+                }
                 map.insert(v.term.clone(), c.clone());
                 cells[base] = c;
             } else {
@@ -269,14 +285,20 @@ impl<'a> Instance<'a> {
                     let idx: Vec<Term> = dummy.iter().map(|d| m[d].clone()).collect();
                     let ix: Vec<i64> = idx.iter().map(|t| t.as_int().unwrap()).collect();
                     let name = format!("{}!{}", v.name(), ix.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("_"));
-                    let c = Term::var(&name, v.value_sort());
+                    let c = Term::var(&name, cell_sort(&v.value_sort()));
+                    if matches!(v.value_sort(), Sort::Uninterpreted(_)) {
+                        data.insert(c.clone());
+                    }
                     map.insert(Term::select(&v.term, &idx), c.clone());
                     cells[self.cell(i, &ix)] = c;
                 }
             }
         }
         for (c, &slot) in &self.consts {
-            let s = Term::var(&format!("{}!c", c.var_name().unwrap_or("c")), c.sort().clone());
+            let s = Term::var(&format!("{}!c", c.var_name().unwrap_or("c")), cell_sort(c.sort()));
+            if matches!(c.sort(), Sort::Uninterpreted(_)) {
+                data.insert(s.clone());
+            }
             map.insert(c.clone(), s.clone());
             cells[slot] = s;
         }
@@ -291,6 +313,9 @@ impl<'a> Instance<'a> {
             if *c.sort() == Sort::Index {
                 parts.push(Term::le(&procs[0], c));
                 parts.push(Term::lt(c, &Term::raw(Op::Int(self.procs as i64), vec![], isort.clone())));
+            } else if data.contains(c) {
+                let dom = domain(&Sort::Uninterpreted("data".into()), self.procs, &self.ints)?;
+                parts.push(Term::or(dom.iter().map(|n| Term::eq(c, &Term::int(*n)))));
             } else if *c.sort() == Sort::Int {
                 parts.push(Term::or(self.ints.iter().map(|n| Term::eq(c, &Term::int(*n)))));
             } else if let Some((lo, hi)) = c.sort().finite_range() {

@@ -6,7 +6,7 @@
 //! and Cubicle, which is why UNSAFE traces are replayed).
 
 use crate::cube::{zvar, Cube};
-use crate::logic::{substitute, Term};
+use crate::logic::{substitute, Op, Term};
 use crate::system::{System, Transition};
 use std::collections::HashMap;
 
@@ -73,6 +73,11 @@ pub fn pre_image(sys: &System, cube: &Cube, ti: usize, max_vars: usize) -> (Vec<
             pmap.insert(p.clone(), v.clone());
             pvals.push(v);
         }
+        // nondeterministic values: fresh symbols, eliminated below
+        let vals: Vec<Term> = t.values.iter().enumerate().map(|(k, v)| Term::var(&format!("v!{k}"), v.sort().clone())).collect();
+        for (v, f) in t.values.iter().zip(&vals) {
+            pmap.insert(v.clone(), f.clone());
+        }
         let mut next: HashMap<Term, Term> = HashMap::new();
         for u in &t.updates {
             next.insert(sys.vars[u.var].term.clone(), substitute(&u.value, &pmap));
@@ -85,7 +90,7 @@ pub fn pre_image(sys: &System, cube: &Cube, ti: usize, max_vars: usize) -> (Vec<
                 parts.push(substitute(&body, &[(j.clone(), v.clone())].into_iter().collect()));
             }
         }
-        for (c, ren) in Cube::normalize_renaming(&vars, &parts) {
+        for (c, ren) in eliminate_values(&vals, Cube::normalize_renaming(&vars, &parts)) {
             let edge = Edge {
                 transition: ti,
                 params: pvals.iter().map(|v| ren[v].clone()).collect(),
@@ -95,6 +100,52 @@ pub fn pre_image(sys: &System, cube: &Cube, ti: usize, max_vars: usize) -> (Vec<
         }
     }
     (out, dropped)
+}
+
+/// Projects nondeterministic values out of pre-image cubes: a value
+/// defined by an equality is replaced by its definition; literals about a
+/// value without one are dropped (an over-approximation, which backward
+/// search allows: traces are replayed, invariants certified).
+fn eliminate_values(vals: &[Term], cubes: Vec<(Cube, HashMap<Term, Term>)>) -> Vec<(Cube, HashMap<Term, Term>)> {
+    if vals.is_empty() {
+        return cubes;
+    }
+    let mentions = |l: &Term, v: &Term| crate::logic::occurs(v, l);
+    let mut out = vec![];
+    for (c, ren) in cubes {
+        if !c.lits.iter().any(|l| vals.iter().any(|v| mentions(l, v))) {
+            out.push((c, ren));
+            continue;
+        }
+        let mut lits = c.lits.clone();
+        for v in vals {
+            let free_of_vals = |t: &Term| !vals.iter().any(|w| crate::logic::occurs(w, t));
+            let def = lits.iter().position(|l| match l.op() {
+                Op::Eq => (l.args()[0] == *v && free_of_vals(&l.args()[1])) || (l.args()[1] == *v && free_of_vals(&l.args()[0])),
+                Op::Not => l.args()[0] == *v,
+                _ => *l == *v,
+            });
+            match def {
+                Some(k) => {
+                    let l = lits.remove(k);
+                    let value = match l.op() {
+                        Op::Eq if l.args()[0] == *v => l.args()[1].clone(),
+                        Op::Eq => l.args()[0].clone(),
+                        Op::Not => Term::ff(),
+                        _ => Term::tt(),
+                    };
+                    let m: HashMap<Term, Term> = [(v.clone(), value)].into_iter().collect();
+                    lits = lits.iter().map(|x| substitute(x, &m)).collect();
+                }
+                None => lits.retain(|l| !mentions(l, v)),
+            }
+        }
+        for (c2, ren2) in Cube::normalize_renaming(&c.vars, &lits) {
+            let composed = ren.iter().map(|(a, b)| (a.clone(), ren2[b].clone())).collect();
+            out.push((c2, composed));
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -70,8 +70,6 @@ enum Fate {
     Visited,
     /// Covered by these instances of visited nodes (node, images of its variables).
     Covered(Vec<(usize, Vec<Term>)>),
-    /// Met the initial states along a spurious trace.
-    Spurious,
 }
 
 struct Node {
@@ -253,10 +251,10 @@ impl<'a> Search<'a> {
                     if replay(&trace) {
                         return Outcome::Unsafe(trace);
                     }
+                    // a longer trace through the same cube may still be real:
+                    // keep exploring from it (SAFE is out of reach now)
                     self.stats.spurious += 1;
-                    self.nodes[id].fate = Fate::Spurious;
                     spurious = true;
-                    continue;
                 }
                 SatResult::Unknown(why) => return Outcome::Unknown(format!("solver: {why}")),
                 SatResult::Unsat => {}
@@ -392,7 +390,7 @@ impl<'a> Search<'a> {
                     .map(|(n, imgs)| self.resolve(*n, imgs.iter().map(|v| images[pos(v)].clone()).collect()))
                     .collect()
             }
-            Fate::Pending | Fate::Spurious => vec![],
+            Fate::Pending => vec![],
         }
     }
 

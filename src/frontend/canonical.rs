@@ -140,7 +140,12 @@ pub fn print(sys: &System) -> String {
     items.extend(sys.consts.iter().map(|c| format!("(const {c} {})", c.sort())));
     for v in &sys.vars {
         let kw = if v.is_array { "local" } else { "global" };
-        items.push(format!("({kw} {} {})", symbol(v.name()), v.value_sort()));
+        // A multi-dimensional array is written with its whole sort.
+        let sort = match v.term.sort().as_array() {
+            Some(a) if v.is_array && a.index.len() > 1 => v.term.sort().to_string(),
+            _ => v.value_sort().to_string(),
+        };
+        items.push(format!("({kw} {} {sort})", symbol(v.name())));
     }
     for q in &sys.axioms {
         items.push(format!("(axiom {})", p.quantified("forall", q)));
@@ -298,7 +303,15 @@ impl Reader<'_> {
             ("local" | "global", [name, sort]) => {
                 let elem = self.env.sort(sort)?;
                 let is_array = kw == "local";
-                let s = if is_array { Sort::array(vec![self.env.index_sort().clone()], elem) } else { elem };
+                let s = match elem.as_array() {
+                    // (local a (Array proc proc E)): a multi-dimensional array
+                    Some(a) if is_array && a.index.len() > 1 && a.index.iter().all(|i| i == self.env.index_sort()) => {
+                        elem.clone()
+                    }
+                    Some(_) => return Err(self.err(sort, "expected an element sort, or (Array proc proc ... E) for a multi-dimensional local")),
+                    None if is_array => Sort::array(vec![self.env.index_sort().clone()], elem),
+                    None => elem,
+                };
                 let term = Term::var(self.name(name)?, s);
                 self.declare(name, term.clone())?;
                 self.sys.vars.push(StateVar { term, is_array });

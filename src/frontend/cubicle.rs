@@ -1642,31 +1642,32 @@ impl<'a> Elab<'a> {
                 return Err(self.err(*at, format!("'{name}' is assigned twice in transition '{}'", t.name.0)));
             }
             let sv = self.sys.vars[var].clone();
-            let value =
-                match (&a.index, is_array) {
-                    (None, false) => match &a.rhs {
-                        Rhs::Nondet if sv.value_sort() == Sort::Index => {
-                            let k = Term::var(&self.fresh(&format!("{name}?")), Sort::Index);
-                            chosen.push(k.clone());
-                            k
-                        }
-                        Rhs::Nondet => {
-                            let v = Term::var(&self.fresh(&format!("{name}?")), sv.value_sort());
-                            values.push(v.clone());
-                            v
-                        }
-                        Rhs::Term(e) => self.value_of(e, &sv.value_sort(), &format!("the assignment to '{name}'"))?,
-                        Rhs::Case(cases) => self.cases(cases, &sv.value_sort(), name)?,
-                    },
-                    (None, true) => return Err(self.err(
+            let value = match (&a.index, is_array) {
+                (None, false) => match &a.rhs {
+                    Rhs::Nondet if sv.value_sort() == Sort::Index => {
+                        let k = Term::var(&self.fresh(&format!("{name}?")), Sort::Index);
+                        chosen.push(k.clone());
+                        k
+                    }
+                    Rhs::Nondet => {
+                        let v = Term::var(&self.fresh(&format!("{name}?")), sv.value_sort());
+                        values.push(v.clone());
+                        v
+                    }
+                    Rhs::Term(e) => self.value_of(e, &sv.value_sort(), &format!("the assignment to '{name}'"))?,
+                    Rhs::Case(cases) => self.cases(cases, &sv.value_sort(), name)?,
+                },
+                (None, true) => {
+                    return Err(self.err(
                         *at,
                         format!(
                             "whole-array assignment to '{name}' is not supported (write '{name}[j] := case | _ : …')"
                         ),
-                    )),
-                    (Some(_), false) => return Err(self.err(*at, format!("'{name}' is not an array"))),
-                    (Some(idx), true) => self.array_update(&sv, name, *at, idx, &a.rhs)?,
-                };
+                    ))
+                }
+                (Some(_), false) => return Err(self.err(*at, format!("'{name}' is not an array"))),
+                (Some(idx), true) => self.array_update(&sv, name, *at, idx, &a.rhs)?,
+            };
             updates.push(Update { var, value });
         }
         updates.sort_by_key(|u| u.var);
