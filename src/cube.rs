@@ -59,6 +59,19 @@ impl Cube {
         self.vars.len()
     }
 
+    /// ```
+    /// use arrax::cube::{zvar, Cube};
+    /// use arrax::logic::{Sort, Term};
+    /// let (z1, z2) = (zvar(0, &Sort::Index), zvar(1, &Sort::Index));
+    /// let a = Term::var("a", Sort::array(vec![Sort::Index], Sort::Int));
+    /// let a1 = Term::select(&a, &[z1.clone()]);
+    /// // z1 = z2 is false for distinct cube variables, so only one branch survives
+    /// let f = Term::or([Term::eq(&z1, &z2), Term::eq(&a1, &Term::int(4))]);
+    /// let cubes = Cube::normalize(&[z1, z2], &[f]);
+    /// assert_eq!(cubes.len(), 1);
+    /// assert_eq!(cubes[0].to_string(), "∃z1,z2. (= (select a z2) 4)"); // canonically renamed
+    /// ```
+    ///
     /// Normalises a conjunction of arbitrary quantifier-free formulas over
     /// the pairwise distinct index variables `vars` into cubes whose
     /// disjunction is equivalent to it: equalities between distinct

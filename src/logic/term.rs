@@ -332,6 +332,13 @@ impl Term {
 
     /// Equality, simplified: identical terms are equal, distinct literals are
     /// not, equalities with a Boolean literal become the formula or its negation.
+    ///
+    /// ```
+    /// use arrax::logic::{Sort, Term};
+    /// let p = Term::var("p", Sort::Bool);
+    /// assert_eq!(Term::eq(&p, &Term::ff()), p.not());
+    /// assert_eq!(Term::eq(&Term::int(1), &Term::int(2)), Term::ff());
+    /// ```
     pub fn eq(a: &Term, b: &Term) -> Term {
         if a == b {
             return Term::tt();
@@ -426,6 +433,14 @@ impl Term {
         }
     }
     /// Sum, flattened, with constants folded.
+    ///
+    /// ```
+    /// use arrax::logic::{Sort, Term};
+    /// let x = Term::var("x", Sort::Int);
+    /// let s = Term::add([Term::int(2), x.clone(), Term::int(3)]);
+    /// assert_eq!(s, Term::add([x, Term::int(5)]));
+    /// assert_eq!(Term::add([Term::int(2), Term::int(-2)]), Term::int(0));
+    /// ```
     pub fn add(items: impl IntoIterator<Item = Term>) -> Term {
         let items: Vec<Term> = items.into_iter().collect();
         let sort = Term::arith_sort(&items);
