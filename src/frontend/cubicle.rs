@@ -1529,12 +1529,12 @@ impl<'a> Elab<'a> {
                     if !items[0].is_value() && !items[1].is_value() {
                         return Err(self.err(at, "non-linear product: one factor must be a number literal"));
                     }
-                    if !fold::product(&items) {
+                    if !super::elab::fold::product(&items) {
                         return Err(self.err(at, "constant arithmetic overflows 64-bit integers"));
                     }
                     return Ok(Term::mul(items));
                 }
-                if !fold::sum(&items) {
+                if !super::elab::fold::sum(&items) {
                     return Err(self.err(at, "constant arithmetic overflows 64-bit integers"));
                 }
                 Ok(Term::add(items))
@@ -1821,67 +1821,6 @@ fn coerce(t: &Term, want: &Sort) -> Option<Term> {
     match (t.as_int(), want) {
         (Some(n), Sort::Real) => Some(Term::real(n, 1)),
         _ => None,
-    }
-}
-
-/// Checks, before calling the term constructors, that folding the number
-/// literals of a sum or product stays within 64-bit integers (the
-/// constructors compute in `i64`), replaying their folding in `i128`.
-mod fold {
-    use crate::logic::{Op, Term};
-
-    fn small(x: i128) -> Option<i128> {
-        (x.abs() <= i64::MAX as i128).then_some(x)
-    }
-
-    fn gcd(a: i128, b: i128) -> i128 {
-        let (mut a, mut b) = (a.abs(), b.abs());
-        while b != 0 {
-            (a, b) = (b, a % b);
-        }
-        a.max(1)
-    }
-
-    fn rational(t: &Term) -> Option<(i128, i128)> {
-        match t.op() {
-            Op::Int(n) => Some((*n as i128, 1)),
-            Op::Real(n, d) => Some((*n as i128, *d as i128)),
-            _ => None,
-        }
-    }
-
-    /// Whether the literals of a sum (and of the sums it flattens) fold safely.
-    pub fn sum(ts: &[Term]) -> bool {
-        let flat = ts.iter().flat_map(|t| if let Op::Add = t.op() { t.args() } else { std::slice::from_ref(t) });
-        let (mut num, mut den) = (0i128, 1i128);
-        for (n, d) in flat.filter_map(rational) {
-            let step = || {
-                let s = small(small(num * d)? + small(n * den)?)?;
-                let dd = small(den * d)?;
-                let g = gcd(s, dd);
-                Some((s / g, dd / g))
-            };
-            match step() {
-                Some(r) => (num, den) = r,
-                None => return false,
-            }
-        }
-        true
-    }
-
-    /// Whether the literals of a product fold safely.
-    pub fn product(ts: &[Term]) -> bool {
-        let (mut num, mut den) = (1i128, 1i128);
-        for (n, d) in ts.iter().filter_map(rational) {
-            match (small(num * n), small(den * d)) {
-                (Some(a), Some(b)) => {
-                    let g = gcd(a, b);
-                    (num, den) = (a / g, b / g);
-                }
-                _ => return false,
-            }
-        }
-        true
     }
 }
 

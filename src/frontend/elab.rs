@@ -534,8 +534,8 @@ pub fn conjuncts(t: &Term) -> Vec<Term> {
 /// Checks, before calling the term constructors, that folding the number
 /// literals of an arithmetic term stays within 64-bit integers (the
 /// constructors compute in `i64`). Each check replays the constructor's
-/// folding in `i128`.
-mod fold {
+/// folding in `i128`. Shared by the front ends.
+pub(crate) mod fold {
     use crate::logic::{Op, Term};
 
     fn small(x: i128) -> Option<i128> {
