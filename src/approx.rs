@@ -34,6 +34,9 @@ impl<'a> Oracle<'a> {
     pub fn new(sys: &'a System, procs: usize, cap: usize) -> Result<Self, String> {
         let inst = Instance::new(sys, procs)?;
         let (states, complete) = inst.reachable(cap)?;
+        if states.is_empty() {
+            return Err(format!("the {procs}-process instance has no initial state"));
+        }
         Ok(Oracle { inst, states, complete, sets: HashMap::new(), banned: HashSet::new(), max_lits: 3 })
     }
 

@@ -37,7 +37,7 @@ pub struct BenchArgs {
     pub paths: Vec<PathBuf>,
     /// TSV manifest with columns `file`, `expected` (SAFE/UNSAFE/UNKNOWN or
     /// true/false) and optionally a reference time (`time`, `best_time`,
-    /// `cubicle_time` or `ref_time`, in seconds). Without PATHS, its files
+    /// `cubicle_time`, `cubicle_seconds` or `ref_time`, in seconds). Without PATHS, its files
     /// are benchmarked.
     #[arg(long)]
     pub manifest: Option<PathBuf>,
@@ -137,7 +137,7 @@ pub fn parse_manifest(text: &str) -> Result<Vec<ManifestEntry>, String> {
     };
     let file_col = column(&["file"]).ok_or("the header has no `file` column")?;
     let expected_col = column(&["expected", "expected_verdict", "verdict"]);
-    let time_col = column(&["ref_time", "best_time", "cubicle_time", "time"]);
+    let time_col = column(&["ref_time", "best_time", "cubicle_time", "cubicle_seconds", "time"]);
     let mut entries = vec![];
     for (i, line) in lines {
         let fields: Vec<&str> = line.split('\t').map(str::trim).collect();

@@ -485,7 +485,23 @@ pub fn replay(sys: &System, trace: &AbstractTrace, backend: Backend, timeout_ms:
         solver.set_timeout_ms(timeout_ms);
         solver.assert(&Term::and(u.constraints.iter().cloned()));
         match solver.check() {
-            SatResult::Unsat => continue,
+            SatResult::Unsat => {
+                if std::env::var_os("ARRAX_DEBUG").is_some() {
+                    // the shortest infeasible prefix, for diagnosis
+                    for k in 0..=trace.edges.len() {
+                        let prefix = AbstractTrace { cubes: trace.cubes[..=k].to_vec(), edges: trace.edges[..k].to_vec() };
+                        if let Some((u, _)) = unroll(sys, &prefix, procs) {
+                            let mut s2 = smt::solver(backend);
+                            s2.assert(&Term::and(u.constraints.iter().cloned()));
+                            if s2.check() == SatResult::Unsat {
+                                eprintln!("replay with {procs} processes: infeasible after {k} of {} steps", trace.edges.len());
+                                break;
+                            }
+                        }
+                    }
+                }
+                continue;
+            }
             SatResult::Unknown(why) => return Err(format!("replay undecided: {why}")),
             SatResult::Sat => {}
         }

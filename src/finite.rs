@@ -269,11 +269,15 @@ impl<'a> Instance<'a> {
         let mut cells: Vec<Term> = vec![Term::ff(); self.width];
         // cells of uninterpreted sorts (numbered values, see `cell_sort`)
         let mut data: HashSet<Term> = HashSet::new();
+        // scalar cells: a process-valued scalar may also name a process
+        // outside the instance (Cubicle's `Home <> p` for every p)
+        let mut scalars: HashSet<Term> = HashSet::new();
         let mut map: HashMap<Term, Term> = HashMap::new();
         for (i, v) in self.sys.vars.iter().enumerate() {
             let (base, dims) = self.slots[i];
             if dims == 0 {
                 let c = Term::var(&format!("{}!0", v.name()), cell_sort(&v.value_sort()));
+                scalars.insert(c.clone());
                 if matches!(v.value_sort(), Sort::Uninterpreted(_)) {
                     data.insert(c.clone());
                 }
@@ -296,6 +300,7 @@ impl<'a> Instance<'a> {
         }
         for (c, &slot) in &self.consts {
             let s = Term::var(&format!("{}!c", c.var_name().unwrap_or("c")), cell_sort(c.sort()));
+            scalars.insert(s.clone());
             if matches!(c.sort(), Sort::Uninterpreted(_)) {
                 data.insert(s.clone());
             }
@@ -311,8 +316,9 @@ impl<'a> Instance<'a> {
         }
         for c in &cells {
             if *c.sort() == Sort::Index {
+                let bound = self.procs as i64 + scalars.contains(c) as i64;
                 parts.push(Term::le(&procs[0], c));
-                parts.push(Term::lt(c, &Term::raw(Op::Int(self.procs as i64), vec![], isort.clone())));
+                parts.push(Term::lt(c, &Term::raw(Op::Int(bound), vec![], isort.clone())));
             } else if data.contains(c) {
                 let dom = domain(&Sort::Uninterpreted("data".into()), self.procs, &self.ints)?;
                 parts.push(Term::or(dom.iter().map(|n| Term::eq(c, &Term::int(*n)))));
