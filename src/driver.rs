@@ -31,6 +31,8 @@ pub struct CheckOptions {
     /// Processes of the finite instance used to approximate cubes (BRAB);
     /// 0 for plain backward search.
     pub brab: usize,
+    /// Whether pre-images naming more processes wait until the queue is empty.
+    pub postpone: bool,
 }
 
 impl Default for CheckOptions {
@@ -45,6 +47,7 @@ impl Default for CheckOptions {
             invariant_out: None,
             obligations_dir: None,
             brab: 2,
+            postpone: true,
         }
     }
 }
@@ -130,7 +133,7 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
         max_nodes: opts.max_nodes,
         max_procs: opts.max_procs,
         backend: opts.backend,
-        postpone: bwd::Postpone::MoreProcs,
+        postpone: if opts.postpone { bwd::Postpone::MoreProcs } else { bwd::Postpone::Never },
         dropped_hints: vec![],
     };
     let mut bopts = bopts;

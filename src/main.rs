@@ -70,6 +70,10 @@ struct CheckArgs {
     /// BRAB); 0 for plain backward search.
     #[arg(long, default_value_t = 2)]
     brab: usize,
+    /// Explore pre-images in plain breadth-first order (by default those
+    /// naming more processes than their successor wait, as in Cubicle).
+    #[arg(long)]
+    no_postpone: bool,
     /// Print search statistics.
     #[arg(long, short)]
     verbose: bool,
@@ -162,6 +166,7 @@ fn check(args: CheckArgs) -> ExitCode {
         invariant_out: args.invariant.clone(),
         obligations_dir: args.obligations.clone(),
         brab: args.brab,
+        postpone: !args.no_postpone,
     };
     let EngineArg::Bwd = args.engine;
     let r = driver::check(sys, &opts);

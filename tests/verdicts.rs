@@ -60,3 +60,31 @@ fn invariants_and_traces_are_stable() {
         settings.bind(|| insta::assert_snapshot!(format!("verdict_{}", name.replace('.', "_")), text));
     }
 }
+
+/// Plain backward search (no approximation, no postponement) reaches the
+/// same certified verdicts on the smaller models.
+#[test]
+fn plain_search_agrees() {
+    for (name, expected) in [
+        ("mutex.mcmt", "SAFE"),
+        ("mutex_buggy.mcmt", "UNSAFE"),
+        ("bakery.mcmt", "SAFE"),
+        ("bakery_buggy.mcmt", "UNSAFE"),
+        ("burns.mcmt", "SAFE"),
+        ("burns_buggy.mcmt", "UNSAFE"),
+        ("dijkstra.mcmt", "SAFE"),
+        ("mutex.cub", "SAFE"),
+    ] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(name);
+        let parsed = parse_file(&path).unwrap();
+        let opts = CheckOptions { brab: 0, postpone: false, ..CheckOptions::default() };
+        let r = check(&parsed.system, &opts);
+        let got = match r.verdict {
+            Verdict::Safe => "SAFE",
+            Verdict::Unsafe => "UNSAFE",
+            Verdict::Unknown(_) => "UNKNOWN",
+        };
+        assert_eq!(got, expected, "{name}");
+        assert!(matches!(r.certification, Certification::Certified(_)), "{name}: {:?}", r.certification);
+    }
+}

@@ -32,8 +32,6 @@ pub enum Postpone {
     Never,
     /// Those naming more processes than their successor.
     MoreProcs,
-    /// Those that constrain only new processes or come with a universal guard.
-    Unchanged,
 }
 
 /// Settings of a backward search.
@@ -321,7 +319,6 @@ impl<'a> Search<'a> {
                     let later = match self.opts.postpone {
                         Postpone::Never => false,
                         Postpone::MoreProcs => c.arity() > cube.arity(),
-                        Postpone::Unchanged => self.sys.transitions[ti].uguard.is_some() || unchanged(&cube, &c, &e),
                     };
                     let child = self.add(c, Some(id), Some(e.clone()));
                     self.nodes[id].children.push((Some(child), e));
@@ -487,17 +484,6 @@ impl<'a> Search<'a> {
         parts.extend(clauses);
         (self.check(&Term::and(parts)) == SatResult::Unsat).then_some(used)
     }
-}
-
-/// Whether the pre-image says nothing new about the successor's processes:
-/// its literals over them are the successor's own.
-fn unchanged(succ: &Cube, pre: &Cube, e: &Edge) -> bool {
-    let map: std::collections::HashMap<Term, Term> = succ.vars.iter().cloned().zip(e.succ_vars.iter().cloned()).collect();
-    let mut a: Vec<Term> = succ.lits.iter().filter(|l| succ.vars.iter().any(|v| crate::logic::occurs(v, l))).map(|l| crate::logic::substitute(l, &map)).collect();
-    let mut b: Vec<Term> = pre.lits.iter().filter(|l| e.succ_vars.iter().any(|v| crate::logic::occurs(v, l))).cloned().collect();
-    a.sort();
-    b.sort();
-    a == b
 }
 
 /// Whether a cube's satisfiability is not already settled by normalisation
