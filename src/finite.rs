@@ -50,7 +50,8 @@ fn domain(s: &Sort, procs: usize, ints: &[i64]) -> Result<Vec<i64>, Unsupported>
             let (lo, hi) = s.finite_range().unwrap();
             Ok((lo..=hi).collect())
         }
-        Sort::Int => Ok(ints.to_vec()),
+        // reals are sampled at the same integers (an under-approximation)
+        Sort::Int | Sort::Real => Ok(ints.to_vec()),
         // only equality matters: two values tell equal from different
         Sort::Uninterpreted(_) => Ok(vec![0, 1]),
         other => Err(format!("values of sort {other} are not finite")),
@@ -61,7 +62,7 @@ fn domain(s: &Sort, procs: usize, ints: &[i64]) -> Result<Vec<i64>, Unsupported>
 /// uninterpreted sorts are numbered.
 fn cell_sort(s: &Sort) -> Sort {
     match s {
-        Sort::Uninterpreted(_) => Sort::Int,
+        Sort::Uninterpreted(_) | Sort::Real => Sort::Int,
         other => other.clone(),
     }
 }
@@ -145,6 +146,8 @@ impl<'a> Instance<'a> {
             }
             Op::Bool(b) => *b as i64,
             Op::Int(n) | Op::EnumConst(n) => *n,
+            // reals are sampled at integers in finite instances
+            Op::Real(n, 1) => *n,
             Op::Not => 1 - self.eval(&a[0], st, env)?,
             Op::And => {
                 for x in a {
@@ -330,7 +333,12 @@ impl<'a> Instance<'a> {
                 parts.push(Term::raw(crate::logic::Op::Le, vec![c.clone(), Term::int(hi)], Sort::Bool));
             }
         }
+        // integral real literals become integers, like the real cells
         let f = Term::and(parts);
+        let reals = crate::logic::collect(&f, &|t: &Term| matches!(t.op(), Op::Real(_, 1)));
+        let to_int: HashMap<Term, Term> =
+            reals.into_iter().map(|t| if let Op::Real(n, _) = t.op() { (t.clone(), Term::int(*n)) } else { unreachable!() }).collect();
+        let f = crate::logic::substitute(&f, &to_int);
         if !crate::logic::free_vars(&f).iter().all(|v| cells.contains(v)) {
             return Err("initial formula mentions arrays at non-process indices".into());
         }
