@@ -180,25 +180,27 @@ pub fn json_str(s: &str) -> String {
     out
 }
 
-/// The statistics as a JSON object.
+/// The statistics as a JSON object (names paired with their values, so
+/// the two cannot drift apart).
 pub fn stats_json(s: &Stats) -> String {
-    format!(
-        "{{\"nodes\":{},\"approximated\":{},\"restarts\":{},\"expanded\":{},\"covered\":{},\"subsumed\":{},\"deleted\":{},\"max_procs\":{},\"solver_calls\":{},\"calls_safety\":{},\"calls_fixpoint\":{},\"calls_sat\":{},\"spurious\":{},\"time_safety\":{:.4},\"time_fixpoint\":{:.4},\"time_pre\":{:.4}}}",
-        s.nodes,
-        s.expanded,
-        s.covered,
-        s.subsumed,
-        s.deleted,
-        s.approximated,
-        s.restarts,
-        s.max_vars,
-        s.solver_calls(),
-        s.calls_safety,
-        s.calls_fixpoint,
-        s.calls_sat,
-        s.spurious,
-        s.t_safety.as_secs_f64(),
-        s.t_fixpoint.as_secs_f64(),
-        s.t_pre.as_secs_f64()
-    )
+    let fields: [(&str, String); 16] = [
+        ("nodes", s.nodes.to_string()),
+        ("approximated", s.approximated.to_string()),
+        ("restarts", s.restarts.to_string()),
+        ("expanded", s.expanded.to_string()),
+        ("covered", s.covered.to_string()),
+        ("subsumed", s.subsumed.to_string()),
+        ("deleted", s.deleted.to_string()),
+        ("max_procs", s.max_vars.to_string()),
+        ("solver_calls", s.solver_calls().to_string()),
+        ("calls_safety", s.calls_safety.to_string()),
+        ("calls_fixpoint", s.calls_fixpoint.to_string()),
+        ("calls_sat", s.calls_sat.to_string()),
+        ("spurious", s.spurious.to_string()),
+        ("time_safety", format!("{:.4}", s.t_safety.as_secs_f64())),
+        ("time_fixpoint", format!("{:.4}", s.t_fixpoint.as_secs_f64())),
+        ("time_pre", format!("{:.4}", s.t_pre.as_secs_f64())),
+    ];
+    let body: Vec<String> = fields.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+    format!("{{{}}}", body.join(","))
 }

@@ -118,3 +118,18 @@ fn invariant_and_obligations_are_written_as_smtlib() {
     }
     assert!(Path::new(&inv).exists());
 }
+
+#[test]
+fn json_statistics_agree_with_the_text() {
+    let (_, json, _) = arrax(&["check", "models/german.mcmt", "--json"]);
+    let (_, text, _) = arrax(&["check", "models/german.mcmt", "-v"]);
+    let num = |hay: &str, key: &str, after: &str| -> String {
+        let i = hay.find(key).unwrap_or_else(|| panic!("{key} in {hay}")) + key.len();
+        let rest = &hay[i..];
+        let rest = &rest[rest.find(after).unwrap() + after.len()..];
+        rest.chars().take_while(|c| c.is_ascii_digit()).collect()
+    };
+    for (j, t) in [("\"expanded\"", "expanded"), ("\"approximated\"", "approximated"), ("\"covered\"", "covered"), ("\"nodes\"", "nodes")] {
+        assert_eq!(num(&json, j, ":"), num(&text, t, " "), "{t}");
+    }
+}
