@@ -142,13 +142,15 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
     let mut replay_time = Duration::ZERO;
     let mut oracle = None;
     if opts.brab > 0 {
+        let t0 = Instant::now();
         match crate::approx::Oracle::new(sys, opts.brab, 100_000) {
             Ok(o) => {
                 notes.push(format!(
-                    "approximating with the {} reachable states of the {}-process instance{}",
+                    "approximating with the {} reachable states of the {}-process instance{} (explored in {:.2}s)",
                     o.states(),
                     opts.brab,
-                    if o.complete { "" } else { " (exploration cut short)" }
+                    if o.complete { "" } else { " (exploration cut short)" },
+                    t0.elapsed().as_secs_f64()
                 ));
                 oracle = Some(o);
             }

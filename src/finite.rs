@@ -23,17 +23,44 @@ pub struct Instance<'a> {
     /// For each state variable: where its cells start, and its dimension.
     slots: Vec<(usize, usize)>,
     /// Where each rigid constant is stored.
-    consts: HashMap<Term, usize>,
+    consts: IdMap<usize>,
     /// The integers values are drawn from.
     ints: Vec<i64>,
+    /// For each transition, every binding of its parameters to distinct processes.
+    choices: Vec<Vec<Env>>,
     /// The state variables' symbols, to find their slots.
-    vars: HashMap<Term, usize>,
+    vars: IdMap<usize>,
     /// Total number of cells.
     width: usize,
 }
 
 /// Variable bindings during evaluation (parameters, quantified variables).
 type Env = Vec<(Term, i64)>;
+
+/// A fast hasher: for terms (whose hash is already a unique number) and
+/// for states (slices of small integers).
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // Fx-style mixing, 8 bytes at a time
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.0 = n as u64;
+    }
+}
+
+/// A map keyed by terms, hashed by their ids.
+type IdMap<V> = HashMap<Term, V, std::hash::BuildHasherDefault<IdHasher>>;
 
 fn lookup(env: &Env, t: &Term) -> Option<i64> {
     env.iter().rev().find(|(v, _)| v == t).map(|(_, x)| *x)
@@ -98,7 +125,7 @@ impl<'a> Instance<'a> {
         let ints = int_domain(sys, procs);
         let mut slots = vec![];
         let mut width = 0;
-        let mut vars = HashMap::new();
+        let mut vars = IdMap::default();
         for (i, v) in sys.vars.iter().enumerate() {
             domain(&v.value_sort(), procs, &ints)?;
             let dims = if v.is_array { v.term.sort().as_array().map(|a| a.index.len()).unwrap_or(1) } else { 0 };
@@ -106,7 +133,7 @@ impl<'a> Instance<'a> {
             vars.insert(v.term.clone(), i);
             width += procs.pow(dims as u32);
         }
-        let mut consts = HashMap::new();
+        let mut consts = IdMap::default();
         for c in &sys.consts {
             domain(c.sort(), procs, &ints)?;
             consts.insert(c.clone(), width);
@@ -117,7 +144,18 @@ impl<'a> Instance<'a> {
                 domain(v.sort(), procs, &ints)?;
             }
         }
-        Ok(Instance { sys, procs, slots, consts, ints, vars, width })
+        let pterms: Vec<Term> = (0..procs as i64).map(|p| Term::raw(Op::Int(p), vec![], Sort::Index)).collect();
+        let choices = sys
+            .transitions
+            .iter()
+            .map(|t| {
+                crate::instantiate::injective_maps(&t.params, &pterms)
+                    .into_iter()
+                    .map(|m| t.params.iter().map(|p| (p.clone(), m[p].as_int().unwrap())).collect())
+                    .collect()
+            })
+            .collect();
+        Ok(Instance { sys, procs, slots, consts, ints, choices, vars, width })
     }
 
     fn cell(&self, var: usize, idx: &[i64]) -> usize {
@@ -377,16 +415,10 @@ impl<'a> Instance<'a> {
 
     /// The successors of a state.
     pub fn successors(&self, st: &[i64]) -> Result<Vec<State>, Unsupported> {
-        let procs: Vec<i64> = (0..self.procs as i64).collect();
         let mut out = vec![];
-        for t in &self.sys.transitions {
-            let k = t.params.len();
-            if k > self.procs {
-                continue;
-            }
-            let pterms: Vec<Term> = procs.iter().map(|p| Term::raw(Op::Int(*p), vec![], Sort::Index)).collect();
-            for m in crate::instantiate::injective_maps(&t.params, &pterms) {
-                let mut env: Env = t.params.iter().map(|p| (p.clone(), m[p].as_int().unwrap())).collect();
+        for (t, choices) in self.sys.transitions.iter().zip(&self.choices) {
+            for base in choices {
+                let mut env: Env = base.clone();
                 // nondeterministic values
                 let doms: Vec<Vec<i64>> = t.values.iter().map(|v| domain(v.sort(), self.procs, &self.ints)).collect::<Result<_, _>>()?;
                 let mut combo = vec![0usize; t.values.len()];
@@ -477,7 +509,7 @@ impl<'a> Instance<'a> {
             Some(init) => (init, true),
             None => (self.initial_states_sample(2048)?, false),
         };
-        let mut seen: HashSet<State> = HashSet::new();
+        let mut seen: HashSet<State, std::hash::BuildHasherDefault<IdHasher>> = HashSet::default();
         let mut order = vec![];
         for s in init {
             if self.holds_axioms(&s)? && seen.insert(s.clone()) {
