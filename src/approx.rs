@@ -55,6 +55,16 @@ impl<'a> Oracle<'a> {
         self.banned.len()
     }
 
+    /// The number of processes of the instance.
+    pub fn procs(&self) -> usize {
+        self.inst.procs
+    }
+
+    /// Takes over the candidates another oracle has seen refuted.
+    pub fn inherit(&mut self, other: &Oracle) {
+        self.banned.extend(other.banned.iter().cloned());
+    }
+
     fn set(&mut self, lit: &Term, vars: &[Term], procs: &[i64]) -> Option<&Vec<u64>> {
         let key = (lit.clone(), procs.to_vec());
         if !self.sets.contains_key(&key) {

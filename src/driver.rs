@@ -159,6 +159,9 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
     }
     let mut earlier = Stats::default();
     let mut hint_notes: Vec<String> = vec![];
+    let mut grow_notes: Vec<String> = vec![];
+    let mut refuted_here = 0;
+    let mut cannot_grow = false;
     let mut replay = |trace: &crate::engine::AbstractTrace| {
         let t0 = Instant::now();
         let r = certify::replay(full, trace, if certify_on { checker } else { opts.backend }, per_call_ms);
@@ -199,6 +202,31 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
             or.ban(&c);
             earlier.absorb(&search.stats);
             earlier.restarts += 1;
+            // many refuted candidates: the instance is too small to tell; grow it
+            refuted_here += 1;
+            if refuted_here >= 8 && or.procs() < 4 && !cannot_grow {
+                let t0 = Instant::now();
+                // only an instance explored completely is a better oracle
+                if let Ok(mut bigger) = crate::approx::Oracle::new(sys, or.procs() + 1, 100_000).and_then(|o| {
+                    if o.complete {
+                        Ok(o)
+                    } else {
+                        Err(String::new())
+                    }
+                }) {
+                    bigger.inherit(or);
+                    grow_notes.push(format!(
+                        "after {refuted_here} refuted approximations: the {}-process instance ({} states, explored in {:.2}s)",
+                        bigger.procs(),
+                        bigger.states(),
+                        t0.elapsed().as_secs_f64()
+                    ));
+                    *or = bigger;
+                } else {
+                    cannot_grow = true;
+                }
+                refuted_here = 0;
+            }
             continue;
         }
         if let Some(h) = search.refuted_hint.take() {
@@ -211,6 +239,7 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
         break (outcome, search.stats.clone());
     };
     stats.absorb(&earlier);
+    notes.extend(grow_notes);
     notes.extend(hint_notes);
     if !sys.hints.is_empty() {
         notes.push(format!(
