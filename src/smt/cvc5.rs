@@ -251,13 +251,7 @@ impl Cvc5Solver {
 
     fn tr_node(&mut self, t: &Term) -> Result<cvc5::Term, String> {
         let args = t.args();
-        let arity = |n: usize| -> Result<(), String> {
-            if args.len() == n {
-                Ok(())
-            } else {
-                Err(format!("malformed term (expected {n} arguments): {t}"))
-            }
-        };
+        let arity = |n: usize| super::check_arity(t, n);
         match t.op() {
             Op::Var(name) => {
                 if name.contains('\0') {

@@ -76,6 +76,16 @@ pub trait Solver {
     fn set_timeout_ms(&mut self, ms: u64);
 }
 
+/// Fails unless the term's operator has exactly `n` arguments (terms built
+/// with `Term::raw` can be malformed; backends answer Unknown for them).
+fn check_arity(t: &Term, n: usize) -> Result<(), String> {
+    if t.args().len() == n {
+        Ok(())
+    } else {
+        Err(format!("malformed term (expected {n} arguments): {t}"))
+    }
+}
+
 /// A fresh solver of the given backend.
 pub fn solver(backend: Backend) -> Box<dyn Solver> {
     match backend {

@@ -109,13 +109,7 @@ impl Z3Solver {
 
     fn tr_node(&mut self, t: &Term) -> Result<Dynamic, String> {
         let args = t.args();
-        let arity = |n: usize| -> Result<(), String> {
-            if args.len() == n {
-                Ok(())
-            } else {
-                Err(format!("malformed term (expected {n} arguments): {t}"))
-            }
-        };
+        let arity = |n: usize| super::check_arity(t, n);
         Ok(match t.op() {
             Op::Var(name) => {
                 if name.contains('\0') {
