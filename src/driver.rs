@@ -9,9 +9,28 @@ use crate::system::System;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+/// Which search runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// Chosen per input: backward reachability for protocols, lazy
+    /// abstraction (then backward reachability) for integer indices.
+    Auto,
+    /// Backward reachability (MCMT, Cubicle), with BRAB approximation.
+    Bwd,
+    /// Lazy abstraction with interpolants and term abstraction (SAFARI).
+    Lazy,
+}
+
 /// Settings of a check.
 #[derive(Clone, Debug)]
 pub struct CheckOptions {
+    /// The search.
+    pub engine: Engine,
+    /// How lazy abstraction computes interpolants.
+    pub interpolation: crate::interpolate::Method,
+    /// Terms to abstract besides the automatic ones (names of state
+    /// variables or constants).
+    pub abstract_terms: Vec<String>,
     /// Exploration order of backward search.
     pub order: Order,
     /// Wall-clock limit of the search.
@@ -38,6 +57,9 @@ pub struct CheckOptions {
 impl Default for CheckOptions {
     fn default() -> Self {
         CheckOptions {
+            engine: Engine::Auto,
+            interpolation: crate::interpolate::Method::Projection,
+            abstract_terms: vec![],
             order: Order::Bfs,
             timeout: None,
             max_nodes: None,
@@ -127,6 +149,29 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
         notes.push(format!("state variables that cannot affect the property: {}", dropped.join(", ")));
     }
     let checker = opts.backend.other();
+    let engine = match opts.engine {
+        Engine::Auto if sys.index_kind() == crate::system::IndexKind::Order => Engine::Bwd,
+        Engine::Auto => Engine::Lazy,
+        e => e,
+    };
+    let mut terms: Vec<crate::logic::Term> = crate::abstraction::abstraction_terms(sys);
+    for name in &opts.abstract_terms {
+        if let Some(t) = sys.vars.iter().map(|v| &v.term).chain(&sys.consts).find(|t| t.var_name() == Some(name)) {
+            if !terms.contains(t) {
+                terms.insert(0, t.clone());
+            }
+        }
+    }
+    if engine == Engine::Lazy {
+        let names: Vec<String> = terms.iter().map(|t| t.to_string()).collect();
+        notes.push(format!(
+            "engine: lazy abstraction{}, abstracting {}",
+            if opts.engine == Engine::Auto { " (integer indices)" } else { "" },
+            if names.is_empty() { "nothing".to_string() } else { names.join(", ") }
+        ));
+    } else if opts.engine == Engine::Auto {
+        notes.push("engine: backward reachability (process indices)".into());
+    }
     let bopts = bwd::Options {
         order: opts.order,
         timeout: opts.timeout,
@@ -141,7 +186,7 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
     let certify_on = opts.certify;
     let mut replay_time = Duration::ZERO;
     let mut oracle = None;
-    if opts.brab > 0 {
+    if opts.brab > 0 && engine == Engine::Bwd {
         let t0 = Instant::now();
         match crate::approx::Oracle::new(sys, opts.brab, 100_000) {
             Ok(o) => {
@@ -189,7 +234,30 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
             }
         }
     };
-    let (outcome, mut stats) = loop {
+    let mut lazy_result: Option<Outcome> = None;
+    let mut fallback: Option<String> = None;
+    if engine == Engine::Lazy {
+        let lopts = crate::engine::lazy::Options {
+            timeout: opts.timeout,
+            max_nodes: opts.max_nodes,
+            max_procs: opts.max_procs,
+            backend: opts.backend,
+            method: opts.interpolation,
+            terms,
+        };
+        let mut lz = crate::engine::lazy::Lazy::new(sys, lopts);
+        let o = lz.run(&mut replay);
+        earlier.absorb(&lz.stats);
+        match o {
+            // a portfolio: backward reachability gets the remaining time
+            Outcome::Unknown(why) if opts.engine == Engine::Auto && why != "timeout" && why != "node limit" => fallback = Some(why),
+            o => lazy_result = Some(o),
+        }
+    }
+    let (outcome, mut stats) = if let Some(o) = lazy_result {
+        (o, Stats::default())
+    } else {
+        loop {
         let mut o = bopts.clone();
         o.timeout = opts.timeout.map(|t| t.saturating_sub(start.elapsed()));
         let mut search = Search::new(sys, o);
@@ -237,8 +305,12 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
             continue;
         }
         break (outcome, search.stats.clone());
+        }
     };
     stats.absorb(&earlier);
+    if let Some(why) = fallback {
+        notes.push(format!("lazy abstraction gave up ({why}); backward reachability took over"));
+    }
     notes.extend(grow_notes);
     notes.extend(hint_notes);
     if !sys.hints.is_empty() {

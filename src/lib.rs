@@ -3,6 +3,7 @@
 //! with checked verdicts. See ARCHITECTURE.md for the map.
 
 pub mod bench;
+pub mod abstraction;
 pub mod approx;
 pub mod certify;
 pub mod cube;
@@ -12,8 +13,11 @@ pub mod finite;
 pub mod fixpoint;
 pub mod frontend;
 pub mod instantiate;
+pub mod interpolate;
 pub mod logic;
+pub mod path;
 pub mod pre;
+pub mod projection;
 pub mod report;
 pub mod safety;
 pub mod slice;

@@ -36,8 +36,15 @@ struct CheckArgs {
     /// The model (MCMT `.in`/`.mcmt`, canonical `.arrax`).
     file: PathBuf,
     /// The engine.
-    #[arg(long, value_enum, default_value_t = EngineArg::Bwd)]
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     engine: EngineArg,
+    /// How lazy abstraction computes interpolants.
+    #[arg(long, value_enum, default_value_t = ItpArg::Projection)]
+    interpolation: ItpArg,
+    /// A term (state variable or constant) for lazy abstraction to abstract,
+    /// besides the automatic ones (loop counters and their bounds); repeatable.
+    #[arg(long = "abstract", value_name = "TERM")]
+    abstract_terms: Vec<String>,
     /// Exploration order of backward search.
     #[arg(long, value_enum, default_value_t = SearchArg::Bfs)]
     search: SearchArg,
@@ -81,8 +88,21 @@ struct CheckArgs {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum EngineArg {
+    /// Chosen per input (backward reachability for protocols, lazy
+    /// abstraction for integer indices); the choice is printed.
+    Auto,
     /// Backward reachability (MCMT/Cubicle).
     Bwd,
+    /// Lazy abstraction with interpolants and term abstraction (SAFARI).
+    Lazy,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ItpArg {
+    /// Projection of the pre-image onto shared symbols, generalised by unsat cores.
+    Projection,
+    /// cvc5's interpolation (time-limited).
+    Cvc5,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -150,7 +170,23 @@ fn check(args: CheckArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     }
+    for name in &args.abstract_terms {
+        if !sys.vars.iter().map(|v| &v.term).chain(&sys.consts).any(|t| t.var_name() == Some(name)) {
+            eprintln!("--abstract {name}: no state variable or constant of that name");
+            return ExitCode::from(2);
+        }
+    }
     let opts = CheckOptions {
+        engine: match args.engine {
+            EngineArg::Auto => driver::Engine::Auto,
+            EngineArg::Bwd => driver::Engine::Bwd,
+            EngineArg::Lazy => driver::Engine::Lazy,
+        },
+        interpolation: match args.interpolation {
+            ItpArg::Projection => arrax::interpolate::Method::Projection,
+            ItpArg::Cvc5 => arrax::interpolate::Method::Cvc5,
+        },
+        abstract_terms: args.abstract_terms.clone(),
         order: match args.search {
             SearchArg::Bfs => Order::Bfs,
             SearchArg::Dfs => Order::Dfs,
@@ -168,7 +204,6 @@ fn check(args: CheckArgs) -> ExitCode {
         brab: args.brab,
         postpone: !args.no_postpone,
     };
-    let EngineArg::Bwd = args.engine;
     let r = driver::check(sys, &opts);
     let verdict_line = match (&r.verdict, &r.certification) {
         (Verdict::Safe, Certification::Uncertified(why)) => format!("SAFE (uncertified: {why})"),

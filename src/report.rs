@@ -143,7 +143,7 @@ pub fn trace(sys: &System, t: &ConcreteTrace) -> String {
 /// Statistics in readable form.
 pub fn stats(s: &Stats) -> String {
     format!(
-        "nodes {} (expanded {}, covered {}, of which syntactically {}, deleted {}, approximated {}), restarts {}, max processes {}, solver calls {} (safety {}, fixpoint {}, cube sat {}), time: safety {:.2}s, fixpoint {:.2}s, pre-image {:.2}s",
+        "nodes {} (expanded {}, covered {}, of which syntactically {}, deleted {}, approximated {}), restarts {}, refinements {}, max processes {}, solver calls {} (safety {}, fixpoint {}, cube sat {}, interpolation {}), time: safety {:.2}s, fixpoint {:.2}s, pre-image {:.2}s",
         s.nodes,
         s.expanded,
         s.covered,
@@ -151,11 +151,13 @@ pub fn stats(s: &Stats) -> String {
         s.deleted,
         s.approximated,
         s.restarts,
+        s.refinements,
         s.max_vars,
         s.solver_calls(),
         s.calls_safety,
         s.calls_fixpoint,
         s.calls_sat,
+        s.calls_itp,
         s.t_safety.as_secs_f64(),
         s.t_fixpoint.as_secs_f64(),
         s.t_pre.as_secs_f64()
@@ -183,10 +185,11 @@ pub fn json_str(s: &str) -> String {
 /// The statistics as a JSON object (names paired with their values, so
 /// the two cannot drift apart).
 pub fn stats_json(s: &Stats) -> String {
-    let fields: [(&str, String); 16] = [
+    let fields: [(&str, String); 18] = [
         ("nodes", s.nodes.to_string()),
         ("approximated", s.approximated.to_string()),
         ("restarts", s.restarts.to_string()),
+        ("refinements", s.refinements.to_string()),
         ("expanded", s.expanded.to_string()),
         ("covered", s.covered.to_string()),
         ("subsumed", s.subsumed.to_string()),
@@ -196,6 +199,7 @@ pub fn stats_json(s: &Stats) -> String {
         ("calls_safety", s.calls_safety.to_string()),
         ("calls_fixpoint", s.calls_fixpoint.to_string()),
         ("calls_sat", s.calls_sat.to_string()),
+        ("calls_interpolation", s.calls_itp.to_string()),
         ("spurious", s.spurious.to_string()),
         ("time_safety", format!("{:.4}", s.t_safety.as_secs_f64())),
         ("time_fixpoint", format!("{:.4}", s.t_fixpoint.as_secs_f64())),

@@ -3,6 +3,7 @@
 //! only through [`crate::smt`].
 
 pub mod bwd;
+pub mod lazy;
 
 use crate::cube::Cube;
 use crate::pre::Edge;
@@ -93,6 +94,10 @@ pub struct Stats {
     pub approximated: usize,
     /// Searches restarted after an approximation was refuted.
     pub restarts: usize,
+    /// Refinements of spurious abstract paths (lazy abstraction).
+    pub refinements: usize,
+    /// Solver calls made while interpolating (lazy abstraction).
+    pub calls_itp: usize,
 }
 
 impl Stats {
@@ -113,10 +118,12 @@ impl Stats {
         self.max_vars = self.max_vars.max(o.max_vars);
         self.approximated += o.approximated;
         self.restarts += o.restarts;
+        self.refinements += o.refinements;
+        self.calls_itp += o.calls_itp;
     }
 
     /// Total solver calls.
     pub fn solver_calls(&self) -> usize {
-        self.calls_safety + self.calls_fixpoint + self.calls_sat
+        self.calls_safety + self.calls_fixpoint + self.calls_sat + self.calls_itp
     }
 }

@@ -1,0 +1,523 @@
+//! Lazy abstraction with interpolants over ∃-labels (SAFARI).
+//!
+//! A backward abstract reachability tree: the roots are the unsafe cubes;
+//! the child of a node under a transition is labelled with the
+//! *abstraction* of the node's pre-image (literals about abstracted terms —
+//! loop counters, array lengths — dropped), so the tree over-approximates
+//! the states that reach an unsafe one. Every label is a disjunction of
+//! cubes and, as an invariant of the tree, contains the pre-image of its
+//! parent's label.
+//!
+//! - A node is *covered* when each of its cubes is implied by the labels of
+//!   other live, uncovered nodes outside its subtree (the instantiation-based
+//!   fixpoint test); covered nodes are not expanded.
+//! - A node whose label meets the initial states yields an abstract path to
+//!   the root. Its path formula ([`crate::path`]) decides it: satisfiable,
+//!   it is a counterexample candidate (replayed by the caller); otherwise
+//!   the labels along the path are replaced by a sequence of interpolants
+//!   `R_j = Itp(pre_{t_j}(R_{j-1}), prefix_j)` ([`crate::interpolate`], with
+//!   term abstraction), which keeps the invariant of the tree and makes the
+//!   last label disjoint from the initial states. Subtrees hanging off
+//!   relabelled nodes are discarded and nodes they covered are uncovered.
+//! - When no node is left to expand, the labels of the uncovered nodes form
+//!   an inductive invariant (certified by the caller).
+
+use super::{AbstractTrace, Limit, Outcome, Proof, Stats};
+use crate::abstraction::abstract_cube;
+use crate::cube::{zvar, Cube};
+use crate::fixpoint::{match_cube, Facts, Match, Pattern};
+use crate::interpolate::{self, Failure, Method, Problem};
+use crate::logic::{substitute, Term};
+use crate::path::{prefix, Formula};
+use crate::pre::{pre_image, Edge};
+use crate::safety::{index_bounds, instantiate_all};
+use crate::smt::{self, Backend, SatResult, Solver};
+use crate::system::System;
+use std::collections::{HashSet, VecDeque};
+use std::time::{Duration, Instant};
+
+/// Settings of a lazy-abstraction search.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Wall-clock limit.
+    pub timeout: Option<Duration>,
+    /// Limit on nodes created.
+    pub max_nodes: Option<usize>,
+    /// Limit on index variables per cube.
+    pub max_procs: usize,
+    /// The solver used by the search.
+    pub backend: Backend,
+    /// How interpolants are computed.
+    pub method: Method,
+    /// The terms to abstract.
+    pub terms: Vec<Term>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum State {
+    /// Waiting for its checks and expansion.
+    Queued,
+    /// Expanded for every transition.
+    Expanded,
+    /// Covered by the labels of these nodes.
+    Covered(Vec<usize>),
+    /// Discarded.
+    Deleted,
+}
+
+struct Node {
+    label: Vec<Cube>,
+    patterns: Vec<Pattern>,
+    parent: Option<usize>,
+    /// The transition under which the label contains the parent's pre-image.
+    via: Option<usize>,
+    children: Vec<usize>,
+    /// Per transition: whether the node's pre-image under it is represented.
+    expanded: Vec<bool>,
+    state: State,
+}
+
+/// A lazy-abstraction search over one system.
+pub struct Lazy<'a> {
+    sys: &'a System,
+    opts: Options,
+    solver: Box<dyn Solver>,
+    nodes: Vec<Node>,
+    queue: VecDeque<usize>,
+    /// Counters and timers.
+    pub stats: Stats,
+    start: Instant,
+    debug: bool,
+    /// Whether some pre-image was dropped for naming too many processes.
+    pub truncated: bool,
+}
+
+fn keys(cs: &[Cube]) -> Vec<String> {
+    let mut k: Vec<String> = cs.iter().map(|c| c.key()).collect();
+    k.sort();
+    k.dedup();
+    k
+}
+
+fn dedup(cs: Vec<Cube>) -> Vec<Cube> {
+    let mut seen = HashSet::new();
+    cs.into_iter().filter(|c| seen.insert(c.key())).collect()
+}
+
+fn disjunction(cs: &[Cube]) -> Term {
+    Term::or(cs.iter().map(|c| Term::and([Term::distinct(&c.vars), c.body()])))
+}
+
+/// Why a refinement did not happen.
+enum Refusal {
+    /// The path formula is satisfiable: a counterexample candidate.
+    Concrete,
+    /// Interpolation failed; why.
+    Failed(String),
+}
+
+impl<'a> Lazy<'a> {
+    /// A search on `sys`.
+    pub fn new(sys: &'a System, opts: Options) -> Self {
+        let solver = smt::solver(opts.backend);
+        Lazy { sys, opts, solver, nodes: vec![], queue: VecDeque::new(), stats: Stats::default(), start: Instant::now(), debug: std::env::var_os("ARRAX_DEBUG").is_some(), truncated: false }
+    }
+
+    fn limit(&self) -> Option<Limit> {
+        if self.opts.timeout.is_some_and(|t| self.start.elapsed() >= t) {
+            return Some(Limit::Timeout);
+        }
+        if self.opts.max_nodes.is_some_and(|n| self.stats.nodes >= n) {
+            return Some(Limit::NodeLimit);
+        }
+        None
+    }
+
+    fn check(&mut self, f: &Term) -> SatResult {
+        self.solver.push();
+        self.solver.assert(f);
+        let r = self.solver.check();
+        self.solver.pop();
+        r
+    }
+
+    fn add(&mut self, label: Vec<Cube>, parent: Option<usize>, via: Option<usize>) -> usize {
+        self.stats.nodes += 1;
+        let id = self.nodes.len();
+        let patterns = label.iter().cloned().map(Pattern::new).collect();
+        self.stats.max_vars = self.stats.max_vars.max(label.iter().map(|c| c.arity()).max().unwrap_or(0));
+        let n = self.sys.transitions.len();
+        self.nodes.push(Node { label, patterns, parent, via, children: vec![], expanded: vec![false; n], state: State::Queued });
+        if let Some(p) = parent {
+            self.nodes[p].children.push(id);
+        }
+        self.queue.push_back(id);
+        id
+    }
+
+    fn relabel(&mut self, id: usize, label: Vec<Cube>) {
+        self.nodes[id].patterns = label.iter().cloned().map(Pattern::new).collect();
+        self.nodes[id].label = label;
+    }
+
+    fn live(&self, id: usize) -> bool {
+        matches!(self.nodes[id].state, State::Queued | State::Expanded)
+    }
+
+    fn subtree(&self, id: usize) -> Vec<usize> {
+        let mut out = vec![id];
+        let mut k = 0;
+        while k < out.len() {
+            out.extend(self.nodes[out[k]].children.iter().copied().filter(|c| self.nodes[*c].state != State::Deleted));
+            k += 1;
+        }
+        out
+    }
+
+    /// Discards a subtree and uncovers the nodes it covered.
+    fn delete(&mut self, id: usize) {
+        let gone = self.subtree(id);
+        for &g in &gone {
+            self.nodes[g].state = State::Deleted;
+        }
+        if let Some(p) = self.nodes[id].parent {
+            self.nodes[p].children.retain(|c| *c != id);
+        }
+        self.uncover(&gone);
+    }
+
+    /// Nodes covered with the help of any of `changed` go back to the queue.
+    fn uncover(&mut self, changed: &[usize]) {
+        for k in 0..self.nodes.len() {
+            if let State::Covered(by) = &self.nodes[k].state {
+                if by.iter().any(|b| changed.contains(b)) {
+                    self.nodes[k].state = State::Queued;
+                    self.queue.push_back(k);
+                }
+            }
+        }
+    }
+
+    /// Whether each cube of the node's label is implied by the labels of
+    /// live uncovered nodes outside its subtree: those nodes, if so.
+    fn covered(&mut self, id: usize) -> Result<Option<Vec<usize>>, String> {
+        let own: HashSet<usize> = self.subtree(id).into_iter().collect();
+        let others: Vec<usize> = (0..self.nodes.len()).filter(|k| !own.contains(k) && self.live(*k)).collect();
+        let mut coverers = vec![];
+        for c in self.nodes[id].label.clone() {
+            let facts = Facts::of(&c);
+            let mut used = vec![];
+            let mut clauses = vec![];
+            let mut subsumed = false;
+            'outer: for &o in &others {
+                for p in &self.nodes[o].patterns {
+                    match match_cube(p, &c, &facts) {
+                        Match::Subsumed(_) => {
+                            coverers.push(o);
+                            subsumed = true;
+                            break 'outer;
+                        }
+                        Match::Instances(is) => {
+                            for (_, inst) in is {
+                                clauses.push(inst.not());
+                                used.push(o);
+                            }
+                        }
+                    }
+                }
+            }
+            if subsumed {
+                self.stats.subsumed += 1;
+                continue;
+            }
+            if clauses.is_empty() {
+                return Ok(None);
+            }
+            let mut parts = vec![c.body(), Term::distinct(&c.vars)];
+            parts.extend(index_bounds(self.sys, &c.vars));
+            parts.extend(instantiate_all(self.sys, &self.sys.axioms, &c.vars));
+            parts.extend(clauses);
+            self.stats.calls_fixpoint += 1;
+            match self.check(&Term::and(parts)) {
+                SatResult::Unsat => {
+                    used.sort();
+                    used.dedup();
+                    coverers.extend(used);
+                }
+                SatResult::Sat => return Ok(None),
+                SatResult::Unknown(why) => return Err(why),
+            }
+        }
+        coverers.sort();
+        coverers.dedup();
+        Ok(Some(coverers))
+    }
+
+    /// The initial states as a formula instantiated for `f`.
+    fn initial_for(&self, f: &Term) -> Term {
+        Formula {
+            ground: vec![f.clone()],
+            universals: self.sys.initial.iter().chain(&self.sys.axioms).map(|q| (q.vars.clone(), q.body())).collect(),
+        }
+        .instantiate(self.sys, &Term::tt())
+    }
+
+    /// Whether some cube of the label meets the initial states.
+    fn meets_initial(&mut self, id: usize) -> Result<bool, String> {
+        for c in self.nodes[id].label.clone() {
+            let q = self.initial_for(&Term::and([Term::distinct(&c.vars), c.body()]));
+            self.stats.calls_safety += 1;
+            match self.check(&q) {
+                SatResult::Sat => return Ok(true),
+                SatResult::Unsat => {}
+                SatResult::Unknown(why) => return Err(why),
+            }
+        }
+        Ok(false)
+    }
+
+    /// The path from the root down to `id`, and the transitions along it
+    /// (`ts[j-1]` leads from path node `j` to path node `j-1`).
+    fn path(&self, id: usize) -> (Vec<usize>, Vec<usize>) {
+        let mut nodes = vec![id];
+        let mut cur = id;
+        while let Some(p) = self.nodes[cur].parent {
+            nodes.push(p);
+            cur = p;
+        }
+        nodes.reverse();
+        let ts = nodes[1..].iter().map(|n| self.nodes[*n].via.unwrap()).collect();
+        (nodes, ts)
+    }
+
+    fn pre_all(&mut self, label: &[Cube], ti: usize) -> Vec<Cube> {
+        let mut out = vec![];
+        for c in label {
+            let (ps, dropped) = pre_image(self.sys, c, ti, self.opts.max_procs);
+            self.truncated |= dropped;
+            out.extend(ps.into_iter().map(|(c, _)| c));
+        }
+        dedup(out)
+    }
+
+    /// Refines the path ending at `leaf` with interpolants; whether a label changed.
+    fn refine(&mut self, leaf: usize) -> Result<bool, Refusal> {
+        let (path, ts) = self.path(leaf);
+        let root = self.nodes[path[0]].label.clone();
+        let full = prefix(self.sys, &ts, 0).instantiate(self.sys, &disjunction(&root));
+        self.stats.calls_safety += 1;
+        match self.check(&Term::and([full, disjunction(&root)])) {
+            SatResult::Sat => return Err(Refusal::Concrete),
+            SatResult::Unknown(why) => return Err(Refusal::Failed(format!("solver: {why}"))),
+            SatResult::Unsat => {}
+        }
+        let shared: Vec<Term> = self.sys.vars.iter().map(|v| v.term.clone()).chain(self.sys.consts.iter().cloned()).collect();
+        let mut labels: Vec<Vec<Cube>> = vec![];
+        let mut prev = root;
+        for j in 1..path.len() {
+            let a = if prev.is_empty() { vec![] } else { self.pre_all(&prev, ts[j - 1]) };
+            if a.is_empty() {
+                labels.push(vec![]);
+                prev = vec![];
+                continue;
+            }
+            let b = prefix(self.sys, &ts, j).instantiate(self.sys, &disjunction(&a));
+            let p = Problem { a: &a, b: &b, local: &[], shared: &shared, abstracted: &self.opts.terms };
+            let before = interpolate::solver_calls();
+            let itp = interpolate::interpolate(self.opts.method, self.solver.as_mut(), &p, 5_000);
+            self.stats.calls_itp += interpolate::solver_calls() - before;
+            let itp = itp.map_err(|f| match f {
+                Failure::Satisfiable => Refusal::Failed(format!("path prefix of length {} meets the pre-image (instantiation too weak)", path.len() - 1 - j)),
+                Failure::Unknown(w) => Refusal::Failed(format!("interpolation: {w}")),
+            })?;
+            if self.debug {
+                eprintln!("  itp[{j}] #{}: {}", path[j], itp.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ∨ "));
+            }
+            labels.push(itp.clone());
+            prev = itp;
+        }
+        let mut changed = false;
+        for j in 1..path.len() {
+            let node = path[j];
+            let new = labels[j - 1].clone();
+            if keys(&new) == keys(&self.nodes[node].label) {
+                continue;
+            }
+            changed = true;
+            if new.is_empty() {
+                self.delete(node);
+                break;
+            }
+            self.relabel(node, new);
+            let keep = path.get(j + 1).copied();
+            for ch in self.nodes[node].children.clone() {
+                if Some(ch) != keep {
+                    self.delete(ch);
+                }
+            }
+            let n = self.sys.transitions.len();
+            self.nodes[node].expanded = vec![false; n];
+            if let Some(k) = keep {
+                let via = self.nodes[k].via.unwrap();
+                self.nodes[node].expanded[via] = true;
+            }
+            if self.nodes[node].state != State::Queued {
+                self.nodes[node].state = State::Queued;
+                self.queue.push_back(node);
+            }
+            self.uncover(&[node]);
+        }
+        Ok(changed)
+    }
+
+    /// The exact cubes along the path (one per node, each meeting the
+    /// path prefix), as a trace for replay.
+    fn candidate(&mut self, leaf: usize) -> Option<AbstractTrace> {
+        let (path, ts) = self.path(leaf);
+        let mut cubes: Vec<Cube> = vec![];
+        let mut edges: Vec<Edge> = vec![];
+        let root = self.nodes[path[0]].label.clone();
+        let b0 = prefix(self.sys, &ts, 0);
+        let mut cur = root.into_iter().find(|c| {
+            let f = disjunction(std::slice::from_ref(c));
+            let q = Term::and([b0.instantiate(self.sys, &f), f]);
+            self.check(&q) == SatResult::Sat
+        })?;
+        cubes.push(cur.clone());
+        for j in 1..path.len() {
+            let (pres, _) = pre_image(self.sys, &cur, ts[j - 1], self.opts.max_procs);
+            let bj = prefix(self.sys, &ts, j);
+            let (c, e) = pres.into_iter().find(|(c, _)| {
+                let f = disjunction(std::slice::from_ref(c));
+                let q = Term::and([bj.instantiate(self.sys, &f), f]);
+                self.check(&q) == SatResult::Sat
+            })?;
+            cubes.push(c.clone());
+            edges.push(e);
+            cur = c;
+        }
+        cubes.reverse();
+        edges.reverse();
+        Some(AbstractTrace { cubes, edges })
+    }
+
+    /// Runs the search; `replay` decides whether a candidate trace is real.
+    pub fn run(&mut self, replay: &mut dyn FnMut(&AbstractTrace) -> bool) -> Outcome {
+        self.start = Instant::now();
+        let isort = self.sys.index_sort();
+        for u in &self.sys.unsafe_ {
+            let vars: Vec<Term> = (0..u.vars.len()).map(|i| zvar(i, &isort)).collect();
+            let map = u.vars.iter().cloned().zip(vars.iter().cloned()).collect();
+            let lits: Vec<Term> = u.lits.iter().map(|l| substitute(l, &map)).collect();
+            let label = Cube::normalize(&vars, &lits);
+            if !label.is_empty() {
+                self.add(label, None, None);
+            }
+        }
+        while let Some(id) = self.queue.pop_front() {
+            if self.nodes[id].state != State::Queued {
+                continue;
+            }
+            if let Some(l) = self.limit() {
+                return Outcome::Unknown(match l {
+                    Limit::Timeout => "timeout".into(),
+                    Limit::NodeLimit => "node limit".into(),
+                });
+            }
+            let t0 = Instant::now();
+            let cov = self.covered(id);
+            self.stats.t_fixpoint += t0.elapsed();
+            match cov {
+                Err(why) => return Outcome::Unknown(format!("solver: {why}")),
+                Ok(Some(by)) => {
+                    self.stats.covered += 1;
+                    for ch in self.nodes[id].children.clone() {
+                        self.delete(ch);
+                    }
+                    if self.debug {
+                        eprintln!("covered #{id} by {by:?}");
+                    }
+                    self.nodes[id].state = State::Covered(by);
+                    continue;
+                }
+                Ok(None) => {}
+            }
+            let t0 = Instant::now();
+            let meets = self.meets_initial(id);
+            self.stats.t_safety += t0.elapsed();
+            match meets {
+                Err(why) => return Outcome::Unknown(format!("solver: {why}")),
+                Ok(true) => {
+                    if self.debug {
+                        eprintln!("#{id} meets the initial states: {}", self.label_text(id));
+                    }
+                    self.queue.push_front(id);
+                    match self.refine(id) {
+                        Ok(true) => {
+                            self.stats.refinements += 1;
+                            continue;
+                        }
+                        Ok(false) => return Outcome::Unknown("refinement made no progress".into()),
+                        Err(Refusal::Failed(why)) => return Outcome::Unknown(why),
+                        Err(Refusal::Concrete) => {
+                            return match self.candidate(id) {
+                                Some(trace) if replay(&trace) => Outcome::Unsafe(trace),
+                                Some(_) => {
+                                    self.stats.spurious += 1;
+                                    Outcome::Unknown("counterexample candidate did not replay".into())
+                                }
+                                None => Outcome::Unknown("counterexample candidate: no exact trace found".into()),
+                            };
+                        }
+                    }
+                }
+                Ok(false) => {}
+            }
+            // expand
+            if self.debug {
+                eprintln!("expand #{id}: {}", self.label_text(id));
+            }
+            self.stats.expanded += 1;
+            let t0 = Instant::now();
+            for ti in 0..self.sys.transitions.len() {
+                if self.nodes[id].expanded[ti] {
+                    continue;
+                }
+                self.nodes[id].expanded[ti] = true;
+                let label = self.nodes[id].label.clone();
+                let pre = self.pre_all(&label, ti);
+                if pre.is_empty() {
+                    continue;
+                }
+                let abs = dedup(pre.iter().flat_map(|c| abstract_cube(c, &self.opts.terms)).collect());
+                self.add(abs, Some(id), Some(ti));
+            }
+            self.stats.t_pre += t0.elapsed();
+            self.nodes[id].state = State::Expanded;
+        }
+        if self.truncated {
+            return Outcome::Unknown(format!("process limit: pre-images naming more than {} processes were dropped", self.opts.max_procs));
+        }
+        Outcome::Safe(self.proof())
+    }
+
+    fn label_text(&self, id: usize) -> String {
+        self.nodes[id].label.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ∨ ")
+    }
+
+    /// The proof: the cubes of the expanded (uncovered) nodes.
+    fn proof(&self) -> Proof {
+        let mut proof = Proof::default();
+        for n in &self.nodes {
+            if n.state == State::Expanded {
+                for c in &n.label {
+                    if !proof.invariant.iter().any(|d: &Cube| d.key() == c.key()) {
+                        proof.invariant.push(c.clone());
+                        proof.hints.push(vec![]);
+                    }
+                }
+            }
+        }
+        proof
+    }
+}

@@ -1,0 +1,227 @@
+//! Quantifier-free interpolation for refining backward paths, with term
+//! abstraction.
+//!
+//! The problem: `A`, a disjunction of cubes over the current state (the
+//! exact pre-image along a path suffix), and `B`, a quantifier-free formula
+//! (the instantiated path prefix from the initial states), with `A ∧ B`
+//! unsatisfiable. An interpolant `I` is implied by `A`, inconsistent with
+//! `B`, and speaks only of the current state, rigid constants and the
+//! cubes' index variables (Skolem constants, re-quantified existentially,
+//! so `I` is again a disjunction of cubes).
+//!
+//! Two implementations behind [`Method`]:
+//! - [`Method::Projection`]: each cube of `A` is projected onto the shared
+//!   symbols ([`crate::projection`]: substitution and Fourier–Motzkin, exact
+//!   on unit coefficients, which is what model-based projection computes on
+//!   a single cube), then generalised against `B` by dropping literals about
+//!   abstracted terms that the unsatisfiability does not need (unsat cores
+//!   by the search's solver).
+//! - [`Method::Cvc5`]: cvc5's `get_interpolant`, under a time limit.
+//!
+//! Term abstraction ([`abstract_terms`]): before interpolating, each term of
+//! the abstraction list (loop counters, array lengths, user terms) is
+//! renamed apart on the `A` side as long as `A ∧ B` stays unsatisfiable;
+//! the renamed copies are not shared, so the interpolant avoids them.
+//!
+//! Every interpolant is checked ([`check`]) before use.
+
+use crate::cube::Cube;
+use crate::logic::{free_vars, occurs, substitute, Term};
+use crate::projection::project;
+use crate::smt::{SatResult, Solver};
+use std::collections::HashMap;
+
+thread_local! {
+    static CALLS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Solver calls made by interpolation on this thread so far.
+pub fn solver_calls() -> usize {
+    CALLS.with(|c| c.get())
+}
+
+/// How interpolants are computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Projection of each cube of `A` onto the shared symbols, generalised
+    /// by unsat cores against `B`.
+    Projection,
+    /// cvc5's interpolation (SyGuS-based), with a time limit.
+    Cvc5,
+}
+
+/// An interpolation problem (see the module documentation).
+pub struct Problem<'a> {
+    /// `A`: cubes whose index variables are Skolem constants (shared).
+    pub a: &'a [Cube],
+    /// `B`: quantifier-free.
+    pub b: &'a Term,
+    /// Symbols of `A` that an interpolant must not mention (besides the
+    /// renamed abstracted terms): nondeterministic values.
+    pub local: &'a [Term],
+    /// Symbols an interpolant may mention besides the cubes' variables.
+    pub shared: &'a [Term],
+    /// The terms to abstract when possible.
+    pub abstracted: &'a [Term],
+}
+
+/// Why no interpolant was produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// `A ∧ B` is satisfiable (as far as the instantiation goes).
+    Satisfiable,
+    /// The method could not produce one; why.
+    Unknown(String),
+}
+
+/// The result of term abstraction: `A` with the accepted terms renamed
+/// apart, and the fresh symbols standing for them on the `A` side.
+pub struct Abstracted {
+    /// The cubes of `A` with accepted terms renamed.
+    pub a: Vec<Cube>,
+    /// The fresh copies (not shared).
+    pub copies: Vec<Term>,
+    /// The accepted terms.
+    pub terms: Vec<Term>,
+}
+
+fn cube_formula(c: &Cube) -> Term {
+    Term::and([Term::distinct(&c.vars), c.body()])
+}
+
+fn disjunction(a: &[Cube]) -> Term {
+    Term::or(a.iter().map(cube_formula))
+}
+
+fn unsat(solver: &mut dyn Solver, parts: &[Term]) -> Result<bool, Failure> {
+    CALLS.with(|c| c.set(c.get() + 1));
+    solver.push();
+    solver.assert(&Term::and(parts.iter().cloned()));
+    let r = solver.check();
+    solver.pop();
+    match r {
+        SatResult::Unsat => Ok(true),
+        SatResult::Sat => Ok(false),
+        SatResult::Unknown(why) => Err(Failure::Unknown(why)),
+    }
+}
+
+/// Term abstraction: renames each term of `terms` apart in `A` (a fresh
+/// copy per term) while `A ∧ B` stays unsatisfiable.
+pub fn abstract_terms(solver: &mut dyn Solver, a: &[Cube], b: &Term, terms: &[Term]) -> Result<Abstracted, Failure> {
+    let mut cur: Vec<Cube> = a.to_vec();
+    let mut copies = vec![];
+    let mut accepted = vec![];
+    for t in terms {
+        if !cur.iter().any(|c| c.lits.iter().any(|l| occurs(t, l))) {
+            continue;
+        }
+        let copy = Term::var(&format!("{}!abs", t.var_name().unwrap_or("t")), t.sort().clone());
+        let map: HashMap<Term, Term> = [(t.clone(), copy.clone())].into_iter().collect();
+        let renamed: Vec<Cube> =
+            cur.iter().map(|c| Cube { vars: c.vars.clone(), lits: c.lits.iter().map(|l| substitute(l, &map)).collect() }).collect();
+        // the copy must be projectable out of every cube, and A ∧ B stay unsatisfiable
+        let projectable = renamed.iter().all(|c| project(&c.lits, std::slice::from_ref(&copy)).1.is_empty());
+        if projectable && (!occurs(t, b) || unsat(solver, &[disjunction(&renamed), b.clone()])?) {
+            cur = renamed;
+            copies.push(copy);
+            accepted.push(t.clone());
+        }
+    }
+    Ok(Abstracted { a: cur, copies, terms: accepted })
+}
+
+/// An interpolant of the problem as a disjunction of cubes.
+pub fn interpolate(method: Method, solver: &mut dyn Solver, p: &Problem, timeout_ms: u64) -> Result<Vec<Cube>, Failure> {
+    if !unsat(solver, &[disjunction(p.a), p.b.clone()])? {
+        return Err(Failure::Satisfiable);
+    }
+    let abs = abstract_terms(solver, p.a, p.b, p.abstracted)?;
+    let local: Vec<Term> = p.local.iter().chain(&abs.copies).cloned().collect();
+    let pieces = match method {
+        Method::Projection => by_projection(solver, &abs.a, p.b, &local, p.abstracted)?,
+        Method::Cvc5 => by_cvc5(&abs.a, p.b, timeout_ms)?,
+    };
+    let mut out = vec![];
+    for (source, vars, lits) in pieces {
+        check(solver, source.as_ref(), &abs.a, &vars, &lits, p.b, p.shared)?;
+        let used: Vec<Term> = vars.iter().filter(|v| lits.iter().any(|l| occurs(v, l))).cloned().collect();
+        out.extend(Cube::normalize(&used, &lits));
+    }
+    Ok(out)
+}
+
+/// A piece of an interpolant: the cube of `A` it comes from (if one), its
+/// existential variables, its literals.
+type Piece = (Option<usize>, Vec<Term>, Vec<Term>);
+
+fn by_projection(solver: &mut dyn Solver, a: &[Cube], b: &Term, local: &[Term], abstracted: &[Term]) -> Result<Vec<Piece>, Failure> {
+    let mut out = vec![];
+    for (k, c) in a.iter().enumerate() {
+        let present: Vec<Term> = local.iter().filter(|v| c.lits.iter().any(|l| occurs(v, l))).cloned().collect();
+        let (mut lits, kept) = project(&c.lits, &present);
+        if let Some(v) = kept.first() {
+            return Err(Failure::Unknown(format!("cannot project {v} out")));
+        }
+        let dist = Term::distinct(&c.vars);
+        let with_b = |ls: &[Term]| -> Vec<Term> { ls.iter().cloned().chain([dist.clone(), b.clone()]).collect() };
+        if !unsat(solver, &with_b(&lits))? {
+            return Err(Failure::Unknown("projection too weak (dropped disequalities)".into()));
+        }
+        // generalise: literals about abstracted terms that B does not need go
+        let mut i = 0;
+        while i < lits.len() {
+            if abstracted.iter().any(|t| occurs(t, &lits[i])) {
+                let mut fewer = lits.clone();
+                fewer.remove(i);
+                if unsat(solver, &with_b(&fewer))? {
+                    lits = fewer;
+                    continue;
+                }
+            }
+            i += 1;
+        }
+        out.push((Some(k), c.vars.clone(), lits));
+    }
+    Ok(out)
+}
+
+fn by_cvc5(a: &[Cube], b: &Term, timeout_ms: u64) -> Result<Vec<Piece>, Failure> {
+    let mut cvc5 = crate::smt::cvc5::Cvc5Solver::new();
+    let i = match cvc5.interpolant(&disjunction(a), b, timeout_ms) {
+        Ok(Some(i)) => i,
+        Ok(None) => return Err(Failure::Unknown("cvc5 found no interpolant in time".into())),
+        Err(e) => return Err(Failure::Unknown(format!("cvc5: {e}"))),
+    };
+    let vars: Vec<Term> = {
+        let mut vs: Vec<Term> = a.iter().flat_map(|c| c.vars.clone()).collect();
+        vs.sort();
+        vs.dedup();
+        vs
+    };
+    Ok(vec![(None, vars, vec![i])])
+}
+
+/// Checks a piece of an interpolant: implied by its cube of `A` (or by all
+/// of `A`), inconsistent with `B`, and over shared symbols and its own
+/// existential variables only.
+fn check(solver: &mut dyn Solver, source: Option<&usize>, a: &[Cube], vars: &[Term], lits: &[Term], b: &Term, shared: &[Term]) -> Result<(), Failure> {
+    let body = Term::and(lits.iter().cloned());
+    for v in free_vars(&body) {
+        if !vars.contains(&v) && !shared.contains(&v) {
+            return Err(Failure::Unknown(format!("interpolant mentions {v}, which is not shared")));
+        }
+    }
+    let premise = match source {
+        Some(k) => cube_formula(&a[*k]),
+        None => disjunction(a),
+    };
+    let dist = Term::distinct(&a.iter().flat_map(|c| c.vars.clone()).filter(|v| vars.contains(v)).collect::<Vec<_>>());
+    if !unsat(solver, &[premise, body.not()])? {
+        return Err(Failure::Unknown("interpolant not implied by A".into()));
+    }
+    if !unsat(solver, &[body, dist, b.clone()])? {
+        return Err(Failure::Unknown("interpolant consistent with B".into()));
+    }
+    Ok(())
+}
