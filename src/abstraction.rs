@@ -67,3 +67,59 @@ pub fn abstract_cube(c: &Cube, terms: &[Term]) -> Vec<Cube> {
     let vars: Vec<Term> = c.vars.iter().filter(|v| lits.iter().any(|l| occurs(v, l))).cloned().collect();
     Cube::normalize(&vars, &lits)
 }
+
+/// Range facts of counters, invariant by construction: a scalar whose
+/// every update adds a non-negative constant to it or sets it to a
+/// constant never drops below the least of those constants and its initial
+/// value (and symmetrically for counters that only decrease). Each fact is
+/// a literal; its negation joins the invariant as a cube to certify.
+pub fn range_facts(sys: &System) -> Vec<Term> {
+    if sys.index_kind() == IndexKind::Order {
+        return vec![];
+    }
+    let mut out = vec![];
+    for (k, v) in sys.vars.iter().enumerate() {
+        if v.is_array || *v.term.sort() != Sort::Int {
+            continue;
+        }
+        let x = &v.term;
+        // the initial value, when the initial formula fixes it
+        let init = sys.initial.iter().flat_map(|q| q.lits.iter()).find_map(|l| match l.op() {
+            Op::Eq if l.args()[0] == *x => l.args()[1].as_int(),
+            Op::Eq if l.args()[1] == *x => l.args()[0].as_int(),
+            _ => None,
+        });
+        let Some(init) = init else { continue };
+        let (mut lo, mut hi) = (Some(init), Some(init));
+        for t in &sys.transitions {
+            for u in t.updates.iter().filter(|u| u.var == k) {
+                if let Some(c) = u.value.as_int() {
+                    lo = lo.map(|l| l.min(c));
+                    hi = hi.map(|h| h.max(c));
+                    continue;
+                }
+                match Linear::of(&u.value).and_then(|l| l.minus(&Linear::of(x)?)) {
+                    Some(d) if d.coeffs.is_empty() => {
+                        if d.constant < 0 {
+                            lo = None;
+                        }
+                        if d.constant > 0 {
+                            hi = None;
+                        }
+                    }
+                    _ => {
+                        lo = None;
+                        hi = None;
+                    }
+                }
+            }
+        }
+        if let Some(l) = lo {
+            out.push(Term::le(&Term::int(l), x));
+        }
+        if let Some(h) = hi {
+            out.push(Term::le(x, &Term::int(h)));
+        }
+    }
+    out
+}

@@ -58,6 +58,18 @@ impl Cube {
     pub fn arity(&self) -> usize {
         self.vars.len()
     }
+    /// Whether the cube's satisfiability is not already settled by
+    /// normalisation (order, arithmetic or equalities between non-values).
+    pub fn needs_sat_check(&self) -> bool {
+        self.lits.iter().any(|l| {
+            let a = if let Op::Not = l.op() { &l.args()[0] } else { l };
+            match a.op() {
+                Op::Lt | Op::Le => true,
+                Op::Eq => !a.args()[1].is_value(),
+                _ => false,
+            }
+        })
+    }
 
     /// ```
     /// use arrax::cube::{zvar, Cube};

@@ -244,6 +244,7 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
             backend: opts.backend,
             method: opts.interpolation,
             terms,
+            facts: crate::abstraction::range_facts(sys),
         };
         let mut lz = crate::engine::lazy::Lazy::new(sys, lopts);
         let o = lz.run(&mut replay);

@@ -63,6 +63,9 @@ pub struct Problem<'a> {
     pub shared: &'a [Term],
     /// The terms to abstract when possible.
     pub abstracted: &'a [Term],
+    /// The sort of index variables (a term of that sort may become a new
+    /// quantified variable of the interpolant).
+    pub index_sort: crate::logic::Sort,
 }
 
 /// Why no interpolant was produced.
@@ -108,10 +111,11 @@ fn unsat(solver: &mut dyn Solver, parts: &[Term]) -> Result<bool, Failure> {
 
 /// Term abstraction: renames each term of `terms` apart in `A` (a fresh
 /// copy per term) while `A ∧ B` stays unsatisfiable.
-pub fn abstract_terms(solver: &mut dyn Solver, a: &[Cube], b: &Term, terms: &[Term]) -> Result<Abstracted, Failure> {
+pub fn abstract_terms(solver: &mut dyn Solver, a: &[Cube], b: &Term, terms: &[Term], index_sort: &crate::logic::Sort) -> Result<Abstracted, Failure> {
     let mut cur: Vec<Cube> = a.to_vec();
     let mut copies = vec![];
     let mut accepted = vec![];
+    let mut guessed = false;
     for t in terms {
         if !cur.iter().any(|c| c.lits.iter().any(|l| occurs(t, l))) {
             continue;
@@ -120,12 +124,16 @@ pub fn abstract_terms(solver: &mut dyn Solver, a: &[Cube], b: &Term, terms: &[Te
         let map: HashMap<Term, Term> = [(t.clone(), copy.clone())].into_iter().collect();
         let renamed: Vec<Cube> =
             cur.iter().map(|c| Cube { vars: c.vars.clone(), lits: c.lits.iter().map(|l| substitute(l, &map)).collect() }).collect();
-        // the copy must be projectable out of every cube, and A ∧ B stay unsatisfiable
+        // the copy must be projectable out of every cube — or, for one
+        // index-sorted term, become a new quantified variable (SAFARI's
+        // guess of an invariant's variable) — and A ∧ B stay unsatisfiable
         let projectable = renamed.iter().all(|c| project(&c.lits, std::slice::from_ref(&copy)).1.is_empty());
-        if projectable && (!occurs(t, b) || unsat(solver, &[disjunction(&renamed), b.clone()])?) {
+        let guess = !projectable && !guessed && t.sort() == index_sort;
+        if (projectable || guess) && (!occurs(t, b) || unsat(solver, &[disjunction(&renamed), b.clone()])?) {
             cur = renamed;
             copies.push(copy);
             accepted.push(t.clone());
+            guessed |= guess;
         }
     }
     Ok(Abstracted { a: cur, copies, terms: accepted })
@@ -136,17 +144,37 @@ pub fn interpolate(method: Method, solver: &mut dyn Solver, p: &Problem, timeout
     if !unsat(solver, &[disjunction(p.a), p.b.clone()])? {
         return Err(Failure::Satisfiable);
     }
-    let abs = abstract_terms(solver, p.a, p.b, p.abstracted)?;
+    let abs = abstract_terms(solver, p.a, p.b, p.abstracted, &p.index_sort)?;
     let local: Vec<Term> = p.local.iter().chain(&abs.copies).cloned().collect();
     let pieces = match method {
-        Method::Projection => by_projection(solver, &abs.a, p.b, &local, p.abstracted)?,
+        Method::Projection => {
+            let general: Vec<Term> = p.abstracted.iter().chain(&abs.copies).cloned().collect();
+            by_projection(solver, &abs.a, p.b, &local, &abs.copies, &general)?
+        }
         Method::Cvc5 => by_cvc5(&abs.a, p.b, timeout_ms)?,
     };
     let mut out = vec![];
     for (source, vars, lits) in pieces {
-        check(solver, source.as_ref(), &abs.a, &vars, &lits, p.b, p.shared)?;
+        // copies left in the piece are the guessed quantified variable
+        let guesses: Vec<Term> = abs.copies.iter().filter(|c| lits.iter().any(|l| occurs(c, l))).cloned().collect();
+        let shared: Vec<Term> = p.shared.iter().chain(&guesses).cloned().collect();
+        check(solver, source.as_ref(), &abs.a, &vars, &lits, p.b, &shared)?;
         let used: Vec<Term> = vars.iter().filter(|v| lits.iter().any(|l| occurs(v, l))).cloned().collect();
-        out.extend(Cube::normalize(&used, &lits));
+        match guesses.as_slice() {
+            [] => out.extend(Cube::normalize(&used, &lits)),
+            [g] => {
+                // ∃-introduction: the guess is a new variable or one of the others
+                let mut all = used.clone();
+                all.push(g.clone());
+                out.extend(Cube::normalize(&all, &lits));
+                for z in &used {
+                    let m: HashMap<Term, Term> = [(g.clone(), z.clone())].into_iter().collect();
+                    let ls: Vec<Term> = lits.iter().map(|l| substitute(l, &m)).collect();
+                    out.extend(Cube::normalize(&used, &ls));
+                }
+            }
+            _ => return Err(Failure::Unknown("more than one guessed variable".into())),
+        }
     }
     Ok(out)
 }
@@ -155,12 +183,12 @@ pub fn interpolate(method: Method, solver: &mut dyn Solver, p: &Problem, timeout
 /// existential variables, its literals.
 type Piece = (Option<usize>, Vec<Term>, Vec<Term>);
 
-fn by_projection(solver: &mut dyn Solver, a: &[Cube], b: &Term, local: &[Term], abstracted: &[Term]) -> Result<Vec<Piece>, Failure> {
+fn by_projection(solver: &mut dyn Solver, a: &[Cube], b: &Term, local: &[Term], guessable: &[Term], abstracted: &[Term]) -> Result<Vec<Piece>, Failure> {
     let mut out = vec![];
     for (k, c) in a.iter().enumerate() {
         let present: Vec<Term> = local.iter().filter(|v| c.lits.iter().any(|l| occurs(v, l))).cloned().collect();
         let (mut lits, kept) = project(&c.lits, &present);
-        if let Some(v) = kept.first() {
+        if let Some(v) = kept.iter().find(|v| !guessable.contains(v)) {
             return Err(Failure::Unknown(format!("cannot project {v} out")));
         }
         let dist = Term::distinct(&c.vars);
@@ -168,10 +196,13 @@ fn by_projection(solver: &mut dyn Solver, a: &[Cube], b: &Term, local: &[Term], 
         if !unsat(solver, &with_b(&lits))? {
             return Err(Failure::Unknown("projection too weak (dropped disequalities)".into()));
         }
-        // generalise: literals about abstracted terms that B does not need go
+        // generalise: literals about abstracted terms go when B does not
+        // need them, as long as the cube keeps saying something about
+        // array contents (what the invariants are about)
         let mut i = 0;
         while i < lits.len() {
-            if abstracted.iter().any(|t| occurs(t, &lits[i])) {
+            let others_read = lits.iter().enumerate().any(|(k, l)| k != i && reads_array(l));
+            if abstracted.iter().any(|t| occurs(t, &lits[i])) && (!reads_array(&lits[i]) || others_read) {
                 let mut fewer = lits.clone();
                 fewer.remove(i);
                 if unsat(solver, &with_b(&fewer))? {
@@ -184,6 +215,10 @@ fn by_projection(solver: &mut dyn Solver, a: &[Cube], b: &Term, local: &[Term], 
         out.push((Some(k), c.vars.clone(), lits));
     }
     Ok(out)
+}
+
+fn reads_array(l: &Term) -> bool {
+    !crate::logic::collect(l, &|t: &Term| matches!(t.op(), crate::logic::Op::Select)).is_empty()
 }
 
 fn by_cvc5(a: &[Cube], b: &Term, timeout_ms: u64) -> Result<Vec<Piece>, Failure> {
@@ -224,4 +259,37 @@ fn check(solver: &mut dyn Solver, source: Option<&usize>, a: &[Cube], vars: &[Te
         return Err(Failure::Unknown("interpolant consistent with B".into()));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::logic::Sort;
+
+    /// `A = i ≥ n ∧ 0 ≤ z < n ∧ a[z] ≠ 0`, `B = (i = 0)`: abstracting `n`
+    /// gives SAFARI's interpolant `0 ≤ z < i ∧ a[z] ≠ 0`.
+    #[test]
+    fn term_abstraction_steers_the_interpolant() {
+        let (i, n, z) = (Term::var("i", Sort::Int), Term::var("n", Sort::Int), Term::var("z1", Sort::Int));
+        let arr = Term::var("a", Sort::array(vec![Sort::Int], Sort::Int));
+        let lits = vec![
+            Term::le(&n, &i),
+            Term::le(&Term::int(0), &z),
+            Term::lt(&z, &n),
+            Term::eq(&Term::select(&arr, &[z.clone()]), &Term::int(0)).not(),
+        ];
+        let a = Cube::normalize(&[z.clone()], &lits);
+        let b = Term::eq(&i, &Term::int(0));
+        let shared = [i.clone(), n.clone(), arr.clone()];
+        let p = Problem { a: &a, b: &b, local: &[], shared: &shared, abstracted: &[n.clone(), i.clone()], index_sort: Sort::Int };
+        let mut s = crate::smt::solver(crate::smt::Backend::Z3);
+        let itp = interpolate(Method::Projection, s.as_mut(), &p, 1000).unwrap();
+        assert_eq!(itp.len(), 1);
+        assert!(!itp[0].lits.iter().any(|l| occurs(&n, l)), "{:?}", itp);
+        assert!(itp[0].lits.iter().any(|l| occurs(&arr, l)), "{:?}", itp);
+        // a satisfiable problem has no interpolant
+        let sat = Term::eq(&i, &Term::int(7));
+        let p2 = Problem { b: &sat, ..p };
+        assert_eq!(interpolate(Method::Projection, s.as_mut(), &p2, 1000).unwrap_err(), Failure::Satisfiable);
+    }
 }

@@ -7,7 +7,7 @@
 use super::{AbstractTrace, Hint, Limit, Outcome, Proof, Stats};
 use crate::cube::Cube;
 use crate::fixpoint::{match_cube, subsumes, Facts, Match, Pattern};
-use crate::logic::{Op, Term};
+use crate::logic::Term;
 use crate::pre::{pre_image, Edge};
 use crate::safety::{index_bounds, initial_query, instantiate_all};
 use crate::smt::{self, Backend, SatResult, Solver};
@@ -470,7 +470,7 @@ impl<'a> Search<'a> {
     /// instances is unsatisfiable (then the instances cover it; an
     /// unsatisfiable cube is covered by none).
     fn covered(&mut self, cube: &Cube, used: Vec<(usize, Vec<Term>)>, clauses: Vec<Term>) -> Option<Vec<(usize, Vec<Term>)>> {
-        if clauses.is_empty() && !needs_sat_check(cube) {
+        if clauses.is_empty() && !cube.needs_sat_check() {
             return None;
         }
         let mut parts = vec![cube.body(), Term::distinct(&cube.vars)];
@@ -484,17 +484,4 @@ impl<'a> Search<'a> {
         parts.extend(clauses);
         (self.check(&Term::and(parts)) == SatResult::Unsat).then_some(used)
     }
-}
-
-/// Whether a cube's satisfiability is not already settled by normalisation
-/// (order, arithmetic or equalities between non-values).
-fn needs_sat_check(c: &Cube) -> bool {
-    c.lits.iter().any(|l| {
-        let a = if let Op::Not = l.op() { &l.args()[0] } else { l };
-        match a.op() {
-            Op::Lt | Op::Le => true,
-            Op::Eq => !a.args()[1].is_value(),
-            _ => false,
-        }
-    })
 }

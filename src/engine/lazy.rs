@@ -51,6 +51,9 @@ pub struct Options {
     pub method: Method,
     /// The terms to abstract.
     pub terms: Vec<Term>,
+    /// Invariant literals known by construction (range facts of counters):
+    /// conjoined to every label; their negations join the proof.
+    pub facts: Vec<Term>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -108,6 +111,49 @@ fn disjunction(cs: &[Cube]) -> Term {
     Term::or(cs.iter().map(|c| Term::and([Term::distinct(&c.vars), c.body()])))
 }
 
+/// The conjunction of two disjunctions of cubes, as cubes: each pair is
+/// joined under every identification of the second cube's variables with
+/// the first's (or fresh ones, up to `max_vars` in all); cubes implied by
+/// another one of the result are dropped.
+fn conjoin(l: &[Cube], i: &[Cube], max_vars: usize) -> Vec<Cube> {
+    let mut out = vec![];
+    for a in l {
+        for b in i {
+            let ws: Vec<Term> = b.vars.iter().enumerate().map(|(k, v)| Term::var(&format!("w!{k}"), v.sort().clone())).collect();
+            let ren: std::collections::HashMap<Term, Term> = b.vars.iter().cloned().zip(ws.iter().cloned()).collect();
+            let blits: Vec<Term> = b.lits.iter().map(|x| substitute(x, &ren)).collect();
+            for ident in crate::pre::identifications(ws.len(), a.arity()) {
+                let fresh = ident.iter().filter(|c| c.is_none()).count();
+                if a.arity() + fresh > max_vars {
+                    continue;
+                }
+                let mut vars = a.vars.clone();
+                let mut map = std::collections::HashMap::new();
+                for (w, c) in ws.iter().zip(&ident) {
+                    let v = match c {
+                        Some(k) => a.vars[*k].clone(),
+                        None => {
+                            let v = Term::var(&format!("u!{}", vars.len()), w.sort().clone());
+                            vars.push(v.clone());
+                            v
+                        }
+                    };
+                    map.insert(w.clone(), v);
+                }
+                let lits: Vec<Term> = a.lits.iter().cloned().chain(blits.iter().map(|x| substitute(x, &map))).collect();
+                out.extend(Cube::normalize(&vars, &lits));
+            }
+        }
+    }
+    let out = dedup(out);
+    // drop cubes that imply another one
+    let pats: Vec<Pattern> = out.iter().cloned().map(Pattern::new).collect();
+    (0..out.len())
+        .filter(|&k| !(0..out.len()).any(|m| m != k && crate::fixpoint::subsumes(&pats[m], &out[k]).is_some() && (crate::fixpoint::subsumes(&pats[k], &out[m]).is_none() || m < k)))
+        .map(|k| out[k].clone())
+        .collect()
+}
+
 /// Why a refinement did not happen.
 enum Refusal {
     /// The path formula is satisfiable: a counterexample candidate.
@@ -139,6 +185,14 @@ impl<'a> Lazy<'a> {
         let r = self.solver.check();
         self.solver.pop();
         r
+    }
+
+    /// A label conjoined with the known facts (cubes contradicting them dropped).
+    fn with_facts(&self, label: Vec<Cube>) -> Vec<Cube> {
+        if self.opts.facts.is_empty() {
+            return label;
+        }
+        dedup(label.into_iter().flat_map(|c| Cube::normalize(&c.vars, &c.lits.iter().chain(&self.opts.facts).cloned().collect::<Vec<_>>())).collect())
     }
 
     fn add(&mut self, label: Vec<Cube>, parent: Option<usize>, via: Option<usize>) -> usize {
@@ -174,14 +228,20 @@ impl<'a> Lazy<'a> {
         out
     }
 
-    /// Discards a subtree and uncovers the nodes it covered.
+    /// Discards a subtree and uncovers the nodes it covered; the parent's
+    /// pre-image under the subtree's transition is computed again.
     fn delete(&mut self, id: usize) {
         let gone = self.subtree(id);
         for &g in &gone {
             self.nodes[g].state = State::Deleted;
         }
-        if let Some(p) = self.nodes[id].parent {
+        if let (Some(p), Some(via)) = (self.nodes[id].parent, self.nodes[id].via) {
             self.nodes[p].children.retain(|c| *c != id);
+            self.nodes[p].expanded[via] = false;
+            if self.nodes[p].state == State::Expanded {
+                self.nodes[p].state = State::Queued;
+                self.queue.push_back(p);
+            }
         }
         self.uncover(&gone);
     }
@@ -227,7 +287,6 @@ impl<'a> Lazy<'a> {
                 }
             }
             if subsumed {
-                self.stats.subsumed += 1;
                 continue;
             }
             if clauses.is_empty() {
@@ -297,7 +356,20 @@ impl<'a> Lazy<'a> {
             self.truncated |= dropped;
             out.extend(ps.into_iter().map(|(c, _)| c));
         }
-        dedup(out)
+        // cubes that normalisation could not tell unsatisfiable
+        let mut kept = vec![];
+        for c in dedup(out) {
+            if c.needs_sat_check() {
+                let mut parts = vec![c.body(), Term::distinct(&c.vars)];
+                parts.extend(index_bounds(self.sys, &c.vars));
+                self.stats.calls_sat += 1;
+                if self.check(&Term::and(parts)) == SatResult::Unsat {
+                    continue;
+                }
+            }
+            kept.push(c);
+        }
+        kept
     }
 
     /// Refines the path ending at `leaf` with interpolants; whether a label changed.
@@ -315,14 +387,19 @@ impl<'a> Lazy<'a> {
         let mut labels: Vec<Vec<Cube>> = vec![];
         let mut prev = root;
         for j in 1..path.len() {
-            let a = if prev.is_empty() { vec![] } else { self.pre_all(&prev, ts[j - 1]) };
+            let a = if prev.is_empty() {
+                vec![]
+            } else {
+                let pre = self.pre_all(&prev, ts[j - 1]);
+                self.with_facts(pre)
+            };
             if a.is_empty() {
                 labels.push(vec![]);
                 prev = vec![];
                 continue;
             }
             let b = prefix(self.sys, &ts, j).instantiate(self.sys, &disjunction(&a));
-            let p = Problem { a: &a, b: &b, local: &[], shared: &shared, abstracted: &self.opts.terms };
+            let p = Problem { a: &a, b: &b, local: &[], shared: &shared, abstracted: &self.opts.terms, index_sort: self.sys.index_sort() };
             let before = interpolate::solver_calls();
             let itp = interpolate::interpolate(self.opts.method, self.solver.as_mut(), &p, 5_000);
             self.stats.calls_itp += interpolate::solver_calls() - before;
@@ -336,10 +413,13 @@ impl<'a> Lazy<'a> {
             labels.push(itp.clone());
             prev = itp;
         }
+        // labels only get stronger (conjoined with the interpolants), so
+        // children keep containing their parents' pre-images and a node's
+        // label cannot oscillate between the interpolants of different paths
         let mut changed = false;
         for j in 1..path.len() {
             let node = path[j];
-            let new = labels[j - 1].clone();
+            let new = conjoin(&self.nodes[node].label, &labels[j - 1], self.opts.max_procs);
             if keys(&new) == keys(&self.nodes[node].label) {
                 continue;
             }
@@ -349,19 +429,7 @@ impl<'a> Lazy<'a> {
                 break;
             }
             self.relabel(node, new);
-            let keep = path.get(j + 1).copied();
-            for ch in self.nodes[node].children.clone() {
-                if Some(ch) != keep {
-                    self.delete(ch);
-                }
-            }
-            let n = self.sys.transitions.len();
-            self.nodes[node].expanded = vec![false; n];
-            if let Some(k) = keep {
-                let via = self.nodes[k].via.unwrap();
-                self.nodes[node].expanded[via] = true;
-            }
-            if self.nodes[node].state != State::Queued {
+            if self.nodes[node].state == State::Expanded || node == leaf {
                 self.nodes[node].state = State::Queued;
                 self.queue.push_back(node);
             }
@@ -490,7 +558,10 @@ impl<'a> Lazy<'a> {
                     continue;
                 }
                 let abs = dedup(pre.iter().flat_map(|c| abstract_cube(c, &self.opts.terms)).collect());
-                self.add(abs, Some(id), Some(ti));
+                let abs = self.with_facts(abs);
+                if !abs.is_empty() {
+                    self.add(abs, Some(id), Some(ti));
+                }
             }
             self.stats.t_pre += t0.elapsed();
             self.nodes[id].state = State::Expanded;
@@ -505,9 +576,18 @@ impl<'a> Lazy<'a> {
         self.nodes[id].label.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ∨ ")
     }
 
-    /// The proof: the cubes of the expanded (uncovered) nodes.
+    /// The proof: the cubes of the expanded (uncovered) nodes, and the
+    /// negated facts.
     fn proof(&self) -> Proof {
         let mut proof = Proof::default();
+        for f in &self.opts.facts {
+            let neg = match f.op() {
+                crate::logic::Op::Le => Term::lt(&f.args()[1], &f.args()[0]),
+                _ => f.not(),
+            };
+            proof.invariant.extend(Cube::normalize(&[], &[neg]));
+            proof.hints.push(vec![]);
+        }
         for n in &self.nodes {
             if n.state == State::Expanded {
                 for c in &n.label {

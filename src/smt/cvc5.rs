@@ -107,9 +107,12 @@ impl Cvc5Solver {
         let mut s = cvc5::Solver::new(&self.tm);
         // Verbosity -1 silences cvc5's SyGuS warnings on stderr.
         let limit = timeout_ms.to_string();
+        // SyGuS enumeration does not always look at the clock: bound its
+        // resources too (about a second's worth per millisecond budget unit)
+        let resources = (timeout_ms.max(1) * 200).to_string();
         configure(
             &mut s,
-            &[("produce-interpolants", "true"), ("tlimit-per", &limit), ("arrays-exp", "true"), ("verbosity", "-1")],
+            &[("produce-interpolants", "true"), ("tlimit-per", &limit), ("rlimit-per", &resources), ("arrays-exp", "true"), ("verbosity", "-1")],
         )?;
         s.assert_formula(ca).map_err(|e| e.to_string())?;
         // cvc5: assertions ⊨ I and I ⊨ conj, so I ∧ b is unsatisfiable.
