@@ -149,9 +149,12 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
         notes.push(format!("state variables that cannot affect the property: {}", dropped.join(", ")));
     }
     let checker = opts.backend.other();
+    // programs (integer indices, transitions without process parameters)
+    // go to lazy abstraction, protocols to backward reachability
+    let program = sys.index_kind() != crate::system::IndexKind::Order && sys.transitions.iter().all(|t| t.params.is_empty());
     let engine = match opts.engine {
-        Engine::Auto if sys.index_kind() == crate::system::IndexKind::Order => Engine::Bwd,
-        Engine::Auto => Engine::Lazy,
+        Engine::Auto if program => Engine::Lazy,
+        Engine::Auto => Engine::Bwd,
         e => e,
     };
     let mut terms: Vec<crate::logic::Term> = crate::abstraction::abstraction_terms(sys);
@@ -166,11 +169,11 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
         let names: Vec<String> = terms.iter().map(|t| t.to_string()).collect();
         notes.push(format!(
             "engine: lazy abstraction{}, abstracting {}",
-            if opts.engine == Engine::Auto { " (integer indices)" } else { "" },
+            if opts.engine == Engine::Auto { " (a program: integer indices, no process parameters)" } else { "" },
             if names.is_empty() { "nothing".to_string() } else { names.join(", ") }
         ));
     } else if opts.engine == Engine::Auto {
-        notes.push("engine: backward reachability (process indices)".into());
+        notes.push("engine: backward reachability (a protocol: transitions with process parameters)".into());
     }
     let bopts = bwd::Options {
         order: opts.order,

@@ -180,6 +180,10 @@ impl<'a> Lazy<'a> {
     }
 
     fn check(&mut self, f: &Term) -> SatResult {
+        if let Some(t) = self.opts.timeout {
+            let left = t.saturating_sub(self.start.elapsed()).as_millis() as u64;
+            self.solver.set_timeout_ms(left.clamp(1, 20_000));
+        }
         self.solver.push();
         self.solver.assert(f);
         let r = self.solver.check();
