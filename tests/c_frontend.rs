@@ -202,3 +202,17 @@ fn hand_lowered_models_match_their_c_programs() {
     }
     assert!(n >= 2);
 }
+
+/// Truncated or damaged programs give diagnostics, never panics.
+#[test]
+fn damaged_programs_never_panic() {
+    for name in ["find.c", "integers.c", "strcmp.c"] {
+        let src = std::fs::read_to_string(root().join("models").join(name)).unwrap();
+        let mut variants: Vec<String> = (0..src.len()).filter(|k| src.is_char_boundary(*k)).map(|k| src[..k].to_string()).collect();
+        variants.extend((0..src.len()).filter(|k| src.is_char_boundary(*k) && src.is_char_boundary(k + 1)).map(|k| format!("{}{}", &src[..k], &src[k + 1..])));
+        for v in variants {
+            let r = std::panic::catch_unwind(|| parse_str(&v, Format::C).map(|_| ()));
+            assert!(r.is_ok(), "{name}: panic on\n{v}");
+        }
+    }
+}
