@@ -272,7 +272,6 @@ pub fn build(src: &str, tu: &TranslationUnit, model: DataModel) -> R<Cfa> {
                     b.global_decl(d)?;
                 }
             }
-            Item::Enumerators(_) => {}
         }
     }
     let Some(main) = b.funcs.get("main").copied() else {
@@ -1253,6 +1252,9 @@ impl<'a> Builder<'a> {
             _ => unreachable!("not an arithmetic operator"),
         };
         let e = fold(LExpr::Arith(a, bx(l), bx(r)));
+        if lc.is_some() && rc.is_some() && as_const(&e).is_none() {
+            return Err(self.unsupported(pos, "a constant expression beyond 64 bits"));
+        }
         let e = if t.signed || matches!(a, Arith::FloorDiv | Arith::EuclidRem) {
             e
         } else {
@@ -1509,7 +1511,7 @@ fn is_pure(e: &LExpr) -> bool {
 }
 
 /// The value of a constant expression.
-pub fn as_const(e: &LExpr) -> Option<i64> {
+fn as_const(e: &LExpr) -> Option<i64> {
     match e {
         LExpr::Const(c) => Some(*c),
         _ => None,

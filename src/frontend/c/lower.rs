@@ -340,16 +340,11 @@ pub fn lower(cfa: &Cfa) -> System {
     // initial states
     let mut lits = vec![Term::eq(&pc, &at(cfa.entry))];
     let x = [Term::var("x!", Sort::Int), Term::var("y!", Sort::Int)];
-    let mut globals = HashSet::new();
     let mut quantified = vec![];
     for f in &cfa.initial {
         match f {
-            InitFact::Scalar(v, c) => {
-                globals.insert(*v);
-                lits.push(Term::eq(&vars[*v], &Term::int(*c)));
-            }
+            InitFact::Scalar(v, c) => lits.push(Term::eq(&vars[*v], &Term::int(*c))),
             InitFact::Array(v, values) => {
-                globals.insert(*v);
                 let xs = &x[..cfa.vars[*v].dims];
                 let cell = Term::select(&vars[*v], xs);
                 let mut qlits = vec![];
@@ -363,7 +358,7 @@ pub fn lower(cfa: &Cfa) -> System {
         }
     }
     for (i, v) in cfa.vars.iter().enumerate() {
-        if v.dims == 0 && !globals.contains(&i) {
+        if v.dims == 0 && !v.global {
             lits.push(Term::le(&Term::int(v.range.0), &vars[i]));
             lits.push(Term::le(&vars[i], &Term::int(v.range.1)));
         }

@@ -208,12 +208,11 @@ impl Parser<'_> {
     // ----- declarations -----
 
     /// Declaration specifiers: storage class, qualifiers and the base type.
-    fn specifiers(&mut self) -> Result<(Storage, Type, Option<Vec<(String, i64, Pos)>>), Diagnostic> {
+    fn specifiers(&mut self) -> Result<(Storage, Type), Diagnostic> {
         let start = self.pos();
         let mut storage = Storage::Plain;
         let mut s = Specs::default();
         let mut any = false;
-        let mut enums = None;
         loop {
             let Tok::Ident(w) = self.peek().clone() else { break };
             match w.as_str() {
@@ -258,7 +257,7 @@ impl Parser<'_> {
                         self.bump();
                     }
                     if self.is("{") {
-                        enums = Some(self.enum_body()?);
+                        self.enum_body()?;
                     }
                     s.int = true;
                     any = true;
@@ -296,30 +295,27 @@ impl Parser<'_> {
             };
             Type::Int(IntTy { kind, signed })
         };
-        Ok((storage, ty, enums))
+        Ok((storage, ty))
     }
 
-    /// `{ A, B = 3, … }` of an enumeration, values computed.
-    fn enum_body(&mut self) -> Result<Vec<(String, i64, Pos)>, Diagnostic> {
+    /// `{ A, B = 3, … }` of an enumeration: the constants' values are recorded.
+    fn enum_body(&mut self) -> Result<(), Diagnostic> {
         self.expect("{")?;
-        let mut out = vec![];
         let mut next = 0i64;
         while !self.is("}") {
-            let (name, pos) = self.ident()?;
+            let (name, _) = self.ident()?;
             self.skip_annotations()?;
             if self.eat("=") {
                 let e = self.conditional()?;
                 next = self.const_value(&e)?;
             }
-            self.enumerators.insert(name.clone(), next);
-            out.push((name, next, pos));
+            self.enumerators.insert(name, next);
             next += 1;
             if !self.eat(",") {
                 break;
             }
         }
-        self.expect("}")?;
-        Ok(out)
+        self.expect("}")
     }
 
     /// The value of a constant expression (enumerator values).
@@ -444,7 +440,7 @@ impl Parser<'_> {
                 return Ok((ps, true));
             }
             let pos = self.pos();
-            let (_, base, _) = self.specifiers()?;
+            let (_, base) = self.specifiers()?;
             let (name, ops) = self.declarator(true)?;
             self.skip_annotations()?;
             let pos = name.as_ref().map(|n| n.1).unwrap_or(pos);
@@ -506,10 +502,7 @@ impl Parser<'_> {
 
     /// A top-level declaration or function definition.
     fn external(&mut self, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
-        let (storage, base, enums) = self.specifiers()?;
-        if let Some(es) = enums {
-            items.push(Item::Enumerators(es));
-        }
+        let (storage, base) = self.specifiers()?;
         if self.eat(";") {
             return Ok(());
         }
@@ -547,7 +540,7 @@ impl Parser<'_> {
     /// A declaration statement (after checking [`Parser::starts_type`]).
     fn declaration(&mut self) -> Result<Stmt, Diagnostic> {
         let pos = self.pos();
-        let (storage, base, _enums) = self.specifiers()?;
+        let (storage, base) = self.specifiers()?;
         if self.eat(";") {
             return Ok(Stmt { kind: StmtKind::Decl(vec![]), pos });
         }
@@ -778,7 +771,7 @@ impl Parser<'_> {
 
     /// A type name `specifiers abstract-declarator` (in casts and `sizeof`).
     fn type_name(&mut self) -> Result<Type, Diagnostic> {
-        let (_, base, _) = self.specifiers()?;
+        let (_, base) = self.specifiers()?;
         let (name, ops) = self.declarator(true)?;
         if let Some((_, pos)) = name {
             return Err(self.err_at(pos, "syntax error: expected a type name"));
