@@ -1419,19 +1419,6 @@ impl<'a> Builder<'a> {
             ExprKind::SizeofType(t) => (LExpr::Const(self.size_of(t, e.pos)?), self.size_t()),
             ExprKind::SizeofExpr(a) => {
                 let n = match &a.kind {
-                    ExprKind::Ident(n) => match self.lookup(n).cloned() {
-                        Some(Binding::Array(info)) => {
-                            let mut size = self.int_size(info.elem);
-                            for d in &info.dims {
-                                let Some(d) = d else {
-                                    return Err(self.unsupported(a.pos, "sizeof of a variable-length array"));
-                                };
-                                size *= d;
-                            }
-                            size
-                        }
-                        _ => self.sizeof_value(a)?,
-                    },
                     ExprKind::Str(s) => s.len() as i64 + 1,
                     _ => self.sizeof_value(a)?,
                 };
@@ -1460,8 +1447,27 @@ impl<'a> Builder<'a> {
         })
     }
 
-    /// The size of the type of a side-effect-free expression.
+    /// The size of the type of an expression (not evaluated): an array,
+    /// a row of a two-dimensional array, or a side-effect-free value.
     fn sizeof_value(&mut self, a: &'a Expr) -> R<i64> {
+        let mut base = a;
+        let mut indexed = 0;
+        while let ExprKind::Index(b, _) = &base.kind {
+            base = b;
+            indexed += 1;
+        }
+        if let ExprKind::Ident(n) = &base.kind {
+            if let Some(Binding::Array(info)) = self.lookup(n).cloned() {
+                let mut size = self.int_size(info.elem);
+                for d in info.dims.iter().skip(indexed) {
+                    let Some(d) = d else {
+                        return Err(self.unsupported(a.pos, "sizeof of a variable-length array"));
+                    };
+                    size *= d;
+                }
+                return Ok(size);
+            }
+        }
         let (_, t) = self.rvalue(a)?;
         Ok(self.int_size(t))
     }
