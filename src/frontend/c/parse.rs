@@ -27,6 +27,10 @@ pub fn parse(src: &str) -> Result<TranslationUnit, Diagnostic> {
     Ok(TranslationUnit { items })
 }
 
+/// A declarator: its name (if not abstract) and the derivations to apply
+/// to the base type.
+type Declarator = (Option<(String, Pos)>, Vec<Derived>);
+
 /// A part of a declarator, applied to the base type in order.
 enum Derived {
     Pointer,
@@ -205,6 +209,12 @@ impl Parser<'_> {
         }
     }
 
+    /// Whether the token `k` ahead starts a type, `__extension__` counting
+    /// only when a type follows it (else it prefixes an expression).
+    fn starts_declaration(&self, k: usize) -> bool {
+        self.starts_type(k) && (!self.is_word_at(k, "__extension__") || self.starts_type(k + 1))
+    }
+
     // ----- declarations -----
 
     /// Declaration specifiers: storage class, qualifiers and the base type.
@@ -213,8 +223,7 @@ impl Parser<'_> {
         let mut storage = Storage::Plain;
         let mut s = Specs::default();
         let mut any = false;
-        loop {
-            let Tok::Ident(w) = self.peek().clone() else { break };
+        while let Tok::Ident(w) = self.peek().clone() {
             match w.as_str() {
                 "typedef" => storage = Storage::Typedef,
                 "extern" => storage = Storage::Extern,
@@ -361,7 +370,7 @@ impl Parser<'_> {
 
     /// A declarator (named, or abstract when `abstract_ok`): the name and
     /// the derivations to apply to the base type.
-    fn declarator(&mut self, abstract_ok: bool) -> Result<(Option<(String, Pos)>, Vec<Derived>), Diagnostic> {
+    fn declarator(&mut self, abstract_ok: bool) -> Result<Declarator, Diagnostic> {
         self.deeper()?;
         let mut ptrs = 0;
         while self.eat("*") {
@@ -475,7 +484,7 @@ impl Parser<'_> {
     }
 
     /// The declarators of a declaration after its specifiers, up to `;`.
-    fn init_declarators(&mut self, storage: Storage, base: &Type, first: (Option<(String, Pos)>, Vec<Derived>)) -> Result<Vec<Decl>, Diagnostic> {
+    fn init_declarators(&mut self, storage: Storage, base: &Type, first: Declarator) -> Result<Vec<Decl>, Diagnostic> {
         let mut decls = vec![];
         let mut d = first;
         loop {
@@ -665,7 +674,7 @@ impl Parser<'_> {
                 }
                 mk(StmtKind::Labeled(word, Box::new(self.statement()?)))
             }
-            _ if self.starts_type(0) && !(word == "__extension__" && !self.starts_type(1)) => self.declaration(),
+            _ if self.starts_declaration(0) => self.declaration(),
             _ => {
                 let e = self.expr()?;
                 self.expect(";")?;
@@ -822,7 +831,7 @@ impl Parser<'_> {
             let a = self.unary()?;
             return mk(ExprKind::SizeofExpr(Box::new(a)));
         }
-        if self.is("(") && self.starts_type(1) && !(self.is_word_at(1, "__extension__") && !self.starts_type(2)) {
+        if self.is("(") && self.starts_declaration(1) {
             self.bump();
             let t = self.type_name()?;
             self.expect(")")?;
