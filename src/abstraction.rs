@@ -36,10 +36,12 @@ pub fn abstraction_terms(sys: &System) -> Vec<Term> {
         if counters.contains(&b) {
             continue;
         }
+        // compared with a counter: both appear as atoms of one linear constraint
+        let top = |side: &Term, x: &Term| Linear::of(side).is_some_and(|l| l.coeffs.contains_key(x));
         let compared = sys.transitions.iter().any(|t| {
-            collect(&t.guard, &|l: &Term| matches!(l.op(), Op::Lt | Op::Le | Op::Eq)).iter().any(|l| {
+            collect(&t.guard, &|l: &Term| matches!(l.op(), Op::Lt | Op::Le)).iter().any(|l| {
                 let (x, y) = (&l.args()[0], &l.args()[1]);
-                counters.iter().any(|c| (occurs(c, x) && occurs(&b, y)) || (occurs(&b, x) && occurs(c, y)))
+                counters.iter().any(|c| (top(x, c) && top(y, &b)) || (top(x, &b) && top(y, c)))
             })
         });
         if compared {
@@ -122,4 +124,198 @@ pub fn range_facts(sys: &System) -> Vec<Term> {
         }
     }
     out
+}
+
+/// The control variable of a program: a scalar of an enumerated sort that
+/// every transition tests for one value (its source location) and sets to
+/// a constant (its target; unchanged when not updated).
+pub fn control_variable(sys: &System) -> Option<usize> {
+    (0..sys.vars.len()).find(|&k| {
+        let v = &sys.vars[k];
+        !v.is_array
+            && matches!(v.term.sort(), Sort::Enum(_))
+            && !sys.transitions.is_empty()
+            && sys.transitions.iter().all(|t| {
+                location_test(&t.guard, &v.term).is_some()
+                    && t.updates.iter().filter(|u| u.var == k).all(|u| matches!(u.value.op(), Op::EnumConst(_)))
+            })
+    })
+}
+
+/// The value `c` of a top-level conjunct `x = c` of a guard.
+fn location_test(guard: &Term, x: &Term) -> Option<Term> {
+    let conj: Vec<Term> = match guard.op() {
+        Op::And => guard.args().to_vec(),
+        _ => vec![guard.clone()],
+    };
+    conj.iter().find_map(|l| match l.op() {
+        Op::Eq if l.args()[0] == *x && matches!(l.args()[1].op(), Op::EnumConst(_)) => Some(l.args()[1].clone()),
+        Op::Eq if l.args()[1] == *x && matches!(l.args()[0].op(), Op::EnumConst(_)) => Some(l.args()[0].clone()),
+        _ => None,
+    })
+}
+
+/// Location-sensitive lower bounds of integer scalars, by a dataflow
+/// analysis over the control variable's locations: a scalar set to a
+/// constant, or to another scalar plus a constant, and afterwards only
+/// increased, stays above that value until it is set otherwise. The result
+/// pairs each location literal `pc = l` with the facts `c ≤ x` holding
+/// there; both are literals, and `pc = l ∧ x < c` is unreachable.
+pub fn location_facts(sys: &System) -> Vec<(Term, Vec<Term>)> {
+    use std::collections::HashMap;
+    let Some(pcv) = control_variable(sys) else { return vec![] };
+    let pc = sys.vars[pcv].term.clone();
+    let ints: Vec<usize> = (0..sys.vars.len()).filter(|&k| !sys.vars[k].is_array && *sys.vars[k].term.sort() == Sort::Int).collect();
+    type Bounds = HashMap<usize, i64>;
+    // the entry: the initial location with the initial equalities
+    let init_lits: Vec<&Term> = sys.initial.iter().filter(|q| q.vars.is_empty() || q.lits.iter().all(|l| q.vars.iter().all(|v| !occurs(v, l)))).flat_map(|q| q.lits.iter()).collect();
+    let entry = init_lits.iter().find_map(|l| location_test(l, &pc));
+    let Some(entry) = entry else { return vec![] };
+    let mut start = Bounds::new();
+    for &k in &ints {
+        let x = &sys.vars[k].term;
+        for l in &init_lits {
+            if let Op::Eq = l.op() {
+                let (a, b) = (&l.args()[0], &l.args()[1]);
+                if let (true, Some(c)) = (a == x, b.as_int()) {
+                    start.insert(k, c);
+                } else if let (true, Some(c)) = (b == x, a.as_int()) {
+                    start.insert(k, c);
+                }
+            }
+        }
+    }
+    let mut at: HashMap<Term, Bounds> = HashMap::new();
+    at.insert(entry.clone(), start);
+    let mut rounds = 0;
+    loop {
+        rounds += 1;
+        let mut changed = false;
+        for t in &sys.transitions {
+            let src = location_test(&t.guard, &pc).unwrap();
+            let Some(before) = at.get(&src).cloned() else { continue };
+            let dst = t.updates.iter().find(|u| u.var == pcv).map(|u| u.value.clone()).unwrap_or(src.clone());
+            let mut after = Bounds::new();
+            for &k in &ints {
+                let x = &sys.vars[k].term;
+                let value = sys.next_value(t, k);
+                let bound = if value == *x {
+                    before.get(&k).copied()
+                } else if let Some(c) = value.as_int() {
+                    Some(c)
+                } else {
+                    // y + c with a bound on y (y may be x itself)
+                    Linear::of(&value).and_then(|lin| {
+                        let mut it = lin.coeffs.iter();
+                        match (it.next(), it.next()) {
+                            (Some((y, 1)), None) => {
+                                let ky = ints.iter().copied().find(|&m| sys.vars[m].term == *y)?;
+                                if ky == k && lin.constant < 0 {
+                                    return None;
+                                }
+                                before.get(&ky).and_then(|b| b.checked_add(lin.constant))
+                            }
+                            _ => None,
+                        }
+                    })
+                };
+                if let Some(b) = bound {
+                    after.insert(k, b);
+                }
+            }
+            match at.get_mut(&dst) {
+                None => {
+                    at.insert(dst, after);
+                    changed = true;
+                }
+                Some(old) => {
+                    // join: the weaker bound; widening after a few rounds
+                    let keys: Vec<usize> = old.keys().copied().collect();
+                    for k in keys {
+                        let o = old[&k];
+                        match after.get(&k) {
+                            Some(&n) if n >= o => {}
+                            Some(&n) if rounds < 8 => {
+                                old.insert(k, n);
+                                changed = true;
+                            }
+                            _ => {
+                                old.remove(&k);
+                                changed = true;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if !changed || rounds > 50 {
+            break;
+        }
+    }
+    let mut out: Vec<(Term, Vec<Term>)> = at
+        .into_iter()
+        .map(|(l, b)| {
+            let mut facts: Vec<Term> = b.into_iter().map(|(k, c)| Term::le(&Term::int(c), &sys.vars[k].term)).collect();
+            facts.sort();
+            (Term::eq(&pc, &l), facts)
+        })
+        .filter(|(_, f)| !f.is_empty())
+        .collect();
+    out.sort();
+    out
+}
+
+/// Symbolic sizes: the system with every large integer literal (a loop
+/// bound or array size such as `100000`) replaced by a rigid symbolic
+/// constant, literals close to one (`99999`) by that constant plus an
+/// offset, and the constants with their values. The generalised system has
+/// the original as the instance where each constant takes its value, so an
+/// invariant of it, with the values put back, is a candidate invariant of
+/// the original (which the certifier checks). `None` when there are no such
+/// literals. Type-range bounds (±2³¹ and beyond) are left alone.
+pub fn symbolic_constants(sys: &System) -> Option<(System, Vec<(Term, i64)>)> {
+    use std::collections::{BTreeSet, HashMap};
+    let mut values: BTreeSet<i64> = BTreeSet::new();
+    let mut visit = |t: &Term| {
+        for l in collect(t, &|x: &Term| matches!(x.op(), Op::Int(_))) {
+            let v = l.as_int().unwrap();
+            if (100..2_147_483_647).contains(&v.abs()) {
+                values.insert(v);
+            }
+        }
+    };
+    for t in &sys.transitions {
+        visit(&t.guard);
+        t.updates.iter().for_each(|u| visit(&u.value));
+    }
+    for q in sys.initial.iter().chain(&sys.unsafe_).chain(&sys.axioms) {
+        q.lits.iter().for_each(&mut visit);
+    }
+    if values.is_empty() {
+        return None;
+    }
+    let mut bases: Vec<(Term, i64)> = vec![];
+    let mut map: HashMap<Term, Term> = HashMap::new();
+    for v in values.into_iter().rev() {
+        let base = bases.iter().find(|(_, b)| (b - v).abs() <= 16).cloned();
+        let (k, b) = base.unwrap_or_else(|| {
+            let k = Term::var(&format!("K{}", v.to_string().replace('-', "m")), Sort::Int);
+            bases.push((k.clone(), v));
+            (k, v)
+        });
+        map.insert(Term::int(v), Term::add([k, Term::int(v - b)]));
+    }
+    let mut g = sys.clone();
+    let sub = |t: &Term| crate::logic::substitute(t, &map);
+    for t in &mut g.transitions {
+        t.guard = sub(&t.guard);
+        for u in &mut t.updates {
+            u.value = sub(&u.value);
+        }
+    }
+    for q in g.initial.iter_mut().chain(g.unsafe_.iter_mut()).chain(g.axioms.iter_mut()) {
+        q.lits = q.lits.iter().map(sub).collect();
+    }
+    g.consts.extend(bases.iter().map(|(k, _)| k.clone()));
+    Some((g, bases))
 }

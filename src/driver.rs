@@ -157,14 +157,19 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
         Engine::Auto => Engine::Bwd,
         e => e,
     };
-    let mut terms: Vec<crate::logic::Term> = crate::abstraction::abstraction_terms(sys);
-    for name in &opts.abstract_terms {
-        if let Some(t) = sys.vars.iter().map(|v| &v.term).chain(&sys.consts).find(|t| t.var_name() == Some(name)) {
-            if !terms.contains(t) {
-                terms.insert(0, t.clone());
+    let terms_for = |s: &System| {
+        let mut terms: Vec<crate::logic::Term> = crate::abstraction::abstraction_terms(s);
+        for name in &opts.abstract_terms {
+            if let Some(t) = s.vars.iter().map(|v| &v.term).chain(&s.consts).find(|t| t.var_name() == Some(name)) {
+                if !terms.contains(t) {
+                    terms.insert(0, t.clone());
+                }
             }
         }
-    }
+        terms
+    };
+    let terms = terms_for(sys);
+    let generalised = if engine == Engine::Lazy { crate::abstraction::symbolic_constants(sys) } else { None };
     if engine == Engine::Lazy {
         let names: Vec<String> = terms.iter().map(|t| t.to_string()).collect();
         notes.push(format!(
@@ -239,23 +244,52 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
     };
     let mut lazy_result: Option<Outcome> = None;
     let mut fallback: Option<String> = None;
+    let mut general_note: Option<String> = None;
     if engine == Engine::Lazy {
-        let lopts = crate::engine::lazy::Options {
-            timeout: opts.timeout,
+        let lazy_options = |s: &System, timeout: Option<Duration>| crate::engine::lazy::Options {
+            timeout,
             max_nodes: opts.max_nodes,
             max_procs: opts.max_procs,
             backend: opts.backend,
             method: opts.interpolation,
-            terms,
-            facts: crate::abstraction::range_facts(sys),
+            terms: terms_for(s),
+            facts: if crate::abstraction::control_variable(s).is_some() { vec![] } else { crate::abstraction::range_facts(s) },
+            location_facts: crate::abstraction::location_facts(s),
         };
-        let mut lz = crate::engine::lazy::Lazy::new(sys, lopts);
-        let o = lz.run(&mut replay);
-        earlier.absorb(&lz.stats);
-        match o {
-            // a portfolio: backward reachability gets the remaining time
-            Outcome::Unknown(why) if opts.engine == Engine::Auto && why != "timeout" && why != "node limit" => fallback = Some(why),
-            o => lazy_result = Some(o),
+        // first with large literals made symbolic (half the time): a
+        // proof for every size, instantiated, is a candidate proof here
+        if let Some((gen, values)) = &generalised {
+            let names: Vec<String> = values.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+            let mut lz = crate::engine::lazy::Lazy::new(gen, lazy_options(gen, opts.timeout.map(|t| t / 2)));
+            let o = lz.run(&mut |_| false);
+            earlier.absorb(&lz.stats);
+            match o {
+                Outcome::Safe(mut proof) => {
+                    let back: std::collections::HashMap<crate::logic::Term, crate::logic::Term> =
+                        values.iter().map(|(k, v)| (k.clone(), crate::logic::Term::int(*v))).collect();
+                    proof.invariant = proof
+                        .invariant
+                        .iter()
+                        .flat_map(|c| crate::cube::Cube::normalize(&c.vars, &c.lits.iter().map(|l| crate::logic::substitute(l, &back)).collect::<Vec<_>>()))
+                        .collect();
+                    proof.hints = vec![vec![]; proof.invariant.len()];
+                    general_note = Some(format!("proved for every value of the symbolic sizes {}; instantiated", names.join(", ")));
+                    lazy_result = Some(Outcome::Safe(proof));
+                }
+                Outcome::Unknown(why) => general_note = Some(format!("with symbolic sizes {}: {why}; the concrete sizes next", names.join(", "))),
+                Outcome::Unsafe(_) => unreachable!("traces of the generalised system are never accepted"),
+            }
+        }
+        if lazy_result.is_none() {
+            let left = opts.timeout.map(|t| t.saturating_sub(start.elapsed()));
+            let mut lz = crate::engine::lazy::Lazy::new(sys, lazy_options(sys, left));
+            let o = lz.run(&mut replay);
+            earlier.absorb(&lz.stats);
+            match o {
+                // a portfolio: backward reachability gets the remaining time
+                Outcome::Unknown(why) if opts.engine == Engine::Auto && why != "timeout" && why != "node limit" => fallback = Some(why),
+                o => lazy_result = Some(o),
+            }
         }
     }
     let (outcome, mut stats) = if let Some(o) = lazy_result {
@@ -312,6 +346,9 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
         }
     };
     stats.absorb(&earlier);
+    if let Some(n) = general_note {
+        notes.push(n);
+    }
     if let Some(why) = fallback {
         notes.push(format!("lazy abstraction gave up ({why}); backward reachability took over"));
     }

@@ -127,7 +127,7 @@ pub fn abstract_terms(solver: &mut dyn Solver, a: &[Cube], b: &Term, terms: &[Te
         // the copy must be projectable out of every cube — or, for one
         // index-sorted term, become a new quantified variable (SAFARI's
         // guess of an invariant's variable) — and A ∧ B stay unsatisfiable
-        let projectable = renamed.iter().all(|c| project(&c.lits, std::slice::from_ref(&copy)).1.is_empty());
+        let projectable = renamed.iter().all(|c| crate::projection::project_exact(&c.lits, std::slice::from_ref(&copy)).1.is_empty());
         let guess = !projectable && !guessed && t.sort() == index_sort;
         if (projectable || guess) && (!occurs(t, b) || unsat(solver, &[disjunction(&renamed), b.clone()])?) {
             cur = renamed;
@@ -145,6 +145,9 @@ pub fn interpolate(method: Method, solver: &mut dyn Solver, p: &Problem, timeout
         return Err(Failure::Satisfiable);
     }
     let abs = abstract_terms(solver, p.a, p.b, p.abstracted, &p.index_sort)?;
+    if std::env::var_os("ARRAX_DEBUG").is_some() {
+        eprintln!("  abstracted: {:?}", abs.terms.iter().map(|t| t.to_string()).collect::<Vec<_>>());
+    }
     let local: Vec<Term> = p.local.iter().chain(&abs.copies).cloned().collect();
     let pieces = match method {
         Method::Projection => {

@@ -158,6 +158,12 @@ fn nested(e: &Linear, v: &Term) -> bool {
 /// `∃v. ⋀ lits` as literals without `v` (exact, or weaker when
 /// disequalities on `v` are dropped); `None` when `v` cannot be eliminated.
 pub fn eliminate(lits: &[Term], v: &Term) -> Option<Vec<Term>> {
+    eliminate_with(lits, v, true)
+}
+
+/// Like [`eliminate`]; with `weaken` false, a variable with a disequality
+/// (whose elimination would weaken the result) is not eliminated.
+fn eliminate_with(lits: &[Term], v: &Term, weaken: bool) -> Option<Vec<Term>> {
     let (with, mut out): (Vec<&Term>, Vec<Term>) = {
         let (a, b): (Vec<&Term>, Vec<&Term>) = lits.iter().partition(|l| occurs(v, l));
         (a, b.into_iter().cloned().collect())
@@ -186,7 +192,11 @@ pub fn eliminate(lits: &[Term], v: &Term) -> Option<Vec<Term>> {
     for l in &with {
         match constraint(l)? {
             Constraint::Le(e) if !nested(&e, v) => {
-                let c = e.coeffs[v];
+                let c = e.coeffs.get(v).copied().unwrap_or(0);
+                if c == 0 {
+                    out.push((*l).clone());
+                    continue;
+                }
                 let mut rest = e.clone();
                 rest.coeffs.remove(v);
                 match c {
@@ -195,7 +205,7 @@ pub fn eliminate(lits: &[Term], v: &Term) -> Option<Vec<Term>> {
                     _ => return None,
                 }
             }
-            Constraint::Ne(e) if !nested(&e, v) => {}
+            Constraint::Ne(e) if !nested(&e, v) && weaken => {}
             _ => return None,
         }
     }
@@ -216,10 +226,19 @@ pub fn eliminate(lits: &[Term], v: &Term) -> Option<Vec<Term>> {
 /// Eliminates as many of `vars` as possible from the conjunction: the
 /// resulting literals and the variables that remain.
 pub fn project(lits: &[Term], vars: &[Term]) -> (Vec<Term>, Vec<Term>) {
+    project_with(lits, vars, true)
+}
+
+/// Like [`project`], eliminating only where the result is exact.
+pub fn project_exact(lits: &[Term], vars: &[Term]) -> (Vec<Term>, Vec<Term>) {
+    project_with(lits, vars, false)
+}
+
+fn project_with(lits: &[Term], vars: &[Term], weaken: bool) -> (Vec<Term>, Vec<Term>) {
     let mut lits = lits.to_vec();
     let mut kept = vec![];
     for v in vars {
-        match eliminate(&lits, v) {
+        match eliminate_with(&lits, v, weaken) {
             Some(l) => lits = l,
             None => kept.push(v.clone()),
         }

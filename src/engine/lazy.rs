@@ -54,6 +54,9 @@ pub struct Options {
     /// Invariant literals known by construction (range facts of counters):
     /// conjoined to every label; their negations join the proof.
     pub facts: Vec<Term>,
+    /// Facts holding at a location (`pc = l`, facts): conjoined to the
+    /// cubes containing the location literal; `pc = l ∧ ¬fact` joins the proof.
+    pub location_facts: Vec<(Term, Vec<Term>)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -193,10 +196,19 @@ impl<'a> Lazy<'a> {
 
     /// A label conjoined with the known facts (cubes contradicting them dropped).
     fn with_facts(&self, label: Vec<Cube>) -> Vec<Cube> {
-        if self.opts.facts.is_empty() {
+        if self.opts.facts.is_empty() && self.opts.location_facts.is_empty() {
             return label;
         }
-        dedup(label.into_iter().flat_map(|c| Cube::normalize(&c.vars, &c.lits.iter().chain(&self.opts.facts).cloned().collect::<Vec<_>>())).collect())
+        let extra = |c: &Cube| -> Vec<Term> {
+            let mut out = self.opts.facts.clone();
+            for (loc, fs) in &self.opts.location_facts {
+                if c.lits.contains(loc) {
+                    out.extend(fs.iter().cloned());
+                }
+            }
+            out
+        };
+        dedup(label.into_iter().flat_map(|c| Cube::normalize(&c.vars, &c.lits.iter().cloned().chain(extra(&c)).collect::<Vec<_>>())).collect())
     }
 
     fn add(&mut self, label: Vec<Cube>, parent: Option<usize>, via: Option<usize>) -> usize {
@@ -403,6 +415,9 @@ impl<'a> Lazy<'a> {
                 continue;
             }
             let b = prefix(self.sys, &ts, j).instantiate(self.sys, &disjunction(&a));
+            if self.debug {
+                eprintln!("  A[{j}] = {}", a.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ∨ "));
+            }
             let p = Problem { a: &a, b: &b, local: &[], shared: &shared, abstracted: &self.opts.terms, index_sort: self.sys.index_sort() };
             let before = interpolate::solver_calls();
             let itp = interpolate::interpolate(self.opts.method, self.solver.as_mut(), &p, 5_000);
@@ -591,6 +606,15 @@ impl<'a> Lazy<'a> {
             };
             proof.invariant.extend(Cube::normalize(&[], &[neg]));
             proof.hints.push(vec![]);
+        }
+        for (loc, fs) in &self.opts.location_facts {
+            for f in fs {
+                let neg = Term::lt(&f.args()[1], &f.args()[0]);
+                for c in Cube::normalize(&[], &[loc.clone(), neg]) {
+                    proof.invariant.push(c);
+                    proof.hints.push(vec![]);
+                }
+            }
         }
         for n in &self.nodes {
             if n.state == State::Expanded {
