@@ -17,6 +17,8 @@
 //! them; the solver proposes values, and the trace is accepted only when
 //! evaluating every step on those values gives `true`.
 
+pub mod execution;
+
 use crate::cube::Cube;
 use crate::engine::{AbstractTrace, Proof};
 use crate::instantiate::{all_maps, injective_maps};

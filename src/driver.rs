@@ -3,15 +3,35 @@
 
 use crate::certify::{self, ConcreteTrace, SafeCertificate, Status};
 use crate::engine::bwd::{self, Order, Search};
-use crate::engine::{Outcome, Proof, Stats};
+use crate::certify::execution::Replayed;
+use crate::engine::run;
+use crate::engine::{Execution, Outcome, Proof, Stats};
 use crate::smt::Backend;
 use crate::system::System;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+/// Which engine answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// Backward reachability (with BRAB).
+    Bwd,
+    /// Forward concrete execution (finds errors only).
+    Run,
+}
+
+/// Per-run step limit of the forward engine when none is given.
+pub const DEFAULT_MAX_STEPS: u64 = 1 << 28;
+
 /// Settings of a check.
 #[derive(Clone, Debug)]
 pub struct CheckOptions {
+    /// The engine.
+    pub engine: Engine,
+    /// Forward engine: the largest step limit of one run.
+    pub max_steps: Option<u64>,
+    /// Forward engine: the seed of the first run.
+    pub seed: u64,
     /// Exploration order of backward search.
     pub order: Order,
     /// Wall-clock limit of the search.
@@ -38,6 +58,9 @@ pub struct CheckOptions {
 impl Default for CheckOptions {
     fn default() -> Self {
         CheckOptions {
+            engine: Engine::Bwd,
+            max_steps: None,
+            seed: 0,
             order: Order::Bfs,
             timeout: None,
             max_nodes: None,
@@ -97,6 +120,10 @@ pub struct CheckResult {
     pub proof: Option<Proof>,
     /// The replayed trace, for UNSAFE.
     pub trace: Option<ConcreteTrace>,
+    /// The concrete execution, for UNSAFE found by forward execution.
+    pub execution: Option<Execution>,
+    /// Its replay by the independent checker (absent with certification off).
+    pub replayed: Option<Replayed>,
     /// Obligations checked (for SAFE).
     pub obligations: usize,
     /// Total time.
@@ -115,8 +142,11 @@ pub fn supported(sys: &System) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs backward search on `sys` and checks the answer.
+/// Runs the chosen engine on `sys` and checks the answer.
 pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
+    if opts.engine == Engine::Run {
+        return check_run(full, opts);
+    }
     let start = Instant::now();
     // the search runs on the cone of influence; answers are checked on the full system
     let (sliced, dropped) = crate::slice::cone_of_influence(full);
@@ -254,6 +284,8 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
         stats,
         proof: None,
         trace: None,
+        execution: None,
+        replayed: None,
         obligations: 0,
         time: Duration::ZERO,
         certify_time: replay_time,
@@ -308,6 +340,80 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
                 }
             }
             res.proof = Some(proof);
+        }
+    }
+    res.time = start.elapsed();
+    res
+}
+
+/// Runs the forward engine on `sys` and replays what it finds; never SAFE.
+fn check_run(sys: &System, opts: &CheckOptions) -> CheckResult {
+    let start = Instant::now();
+    let mut res = CheckResult {
+        verdict: Verdict::Unknown(String::new()),
+        certification: Certification::Skipped,
+        stats: Stats::default(),
+        proof: None,
+        trace: None,
+        execution: None,
+        replayed: None,
+        obligations: 0,
+        time: Duration::ZERO,
+        certify_time: Duration::ZERO,
+        notes: vec![],
+    };
+    let ropts =
+        run::Options { timeout: opts.timeout, max_steps: opts.max_steps.unwrap_or(DEFAULT_MAX_STEPS).max(1), seed: opts.seed };
+    let sum = match run::search(sys, &ropts) {
+        Ok(s) => s,
+        Err(u) => {
+            res.verdict = Verdict::Unknown(format!("run engine: {}", u.0));
+            res.time = start.elapsed();
+            return res;
+        }
+    };
+    res.notes.push(format!(
+        "run engine: {} run(s), {} steps in {:.2}s ({:.1}M steps/s)",
+        sum.runs,
+        sum.steps,
+        sum.time.as_secs_f64(),
+        sum.steps_per_sec() / 1e6
+    ));
+    if let Some(f) = sum.fault {
+        res.notes.push(format!("{} run(s) abandoned on an arithmetic fault (last: {f})", sum.faults));
+    }
+    match sum.found {
+        None => {
+            let why = if sum.timed_out { " (time limit reached)" } else { "" };
+            res.verdict =
+                Verdict::Unknown(format!("run engine: no error within {} steps × {} runs{why}", sum.limit, sum.runs));
+        }
+        Some(found) => {
+            res.notes.push(format!(
+                "unsafe state reached by run {} ({} values) after {} steps",
+                found.run + 1,
+                found.mode.name(),
+                found.execution.len()
+            ));
+            if opts.certify {
+                let t0 = Instant::now();
+                let r = crate::certify::execution::replay(sys, &found.execution);
+                res.certify_time = t0.elapsed();
+                match r {
+                    Ok(rep) => {
+                        res.verdict = Verdict::Unsafe;
+                        res.certification = Certification::Certified("execution replayed step by step on the system".into());
+                        res.replayed = Some(rep);
+                    }
+                    Err(e) => {
+                        res.verdict = Verdict::Unknown(format!("run engine: the execution found does not replay: {e}"));
+                        res.certification = Certification::Uncertified(e);
+                    }
+                }
+            } else {
+                res.verdict = Verdict::Unsafe;
+            }
+            res.execution = Some(found.execution);
         }
     }
     res.time = start.elapsed();

@@ -1,9 +1,10 @@
 //! Presenting results: readable formulas, invariants, traces, statistics,
 //! and JSON.
 
+use crate::certify::execution::Replayed;
 use crate::certify::{ConcreteTrace, Value};
 use crate::cube::Cube;
-use crate::engine::Stats;
+use crate::engine::{Execution, Stats};
 use crate::logic::{EnumValues, Op, Sort, Term};
 use crate::system::System;
 use std::fmt::Write as _;
@@ -138,6 +139,166 @@ pub fn trace(sys: &System, t: &ConcreteTrace) -> String {
     }
     let _ = writeln!(out, "  reaches an unsafe state");
     out
+}
+
+/// An integer-coded value of a sort, readable (Booleans, enumeration
+/// names, numbers).
+pub fn value(v: i64, s: &Sort) -> String {
+    match s {
+        Sort::Bool => (v != 0).to_string(),
+        Sort::Enum(d) => match &d.values {
+            EnumValues::Names(ns) => ns.get(v as usize).map(|n| n.to_string()).unwrap_or_else(|| v.to_string()),
+            EnumValues::Subrange(..) => v.to_string(),
+        },
+        _ => v.to_string(),
+    }
+}
+
+/// Longest cycle (in run-length items) that [`summarise`] looks for.
+const MAX_CYCLE: usize = 6;
+
+/// The steps of an execution with loop iterations summarised: each entry
+/// is a cycle of transitions and how many times it repeats consecutively.
+/// Repetitions of one transition come from the run-length encoding;
+/// longer cycles (up to a few transitions) are found greedily, taking at
+/// each point the cycle that covers the most steps.
+pub fn summarise(steps: &[(usize, u64)]) -> Vec<(Vec<usize>, u64)> {
+    let mut out = vec![];
+    let mut p = 0;
+    while p < steps.len() {
+        let (mut best_len, mut best_reps, mut best_cover) = (1, 1u64, steps[p].1);
+        for l in 2..=MAX_CYCLE.min(steps.len() - p) {
+            let pat = &steps[p..p + l];
+            if pat.iter().map(|s| s.1).sum::<u64>() > 8 {
+                continue;
+            }
+            let mut reps = 1;
+            while p + (reps + 1) * l <= steps.len() && steps[p + reps * l..p + (reps + 1) * l] == *pat {
+                reps += 1;
+            }
+            let cover = reps as u64 * pat.iter().map(|s| s.1).sum::<u64>();
+            if reps >= 2 && cover > best_cover {
+                (best_len, best_reps, best_cover) = (l, reps as u64, cover);
+            }
+        }
+        if best_len == 1 {
+            out.push((vec![steps[p].0], steps[p].1));
+            p += 1;
+        } else {
+            let cycle = steps[p..p + best_len].iter().flat_map(|&(t, n)| std::iter::repeat_n(t, n as usize)).collect();
+            out.push((cycle, best_reps));
+            p += best_len * best_reps as usize;
+        }
+    }
+    out
+}
+
+/// Summary lines printed at most (the first and the last ones).
+const MAX_LINES: usize = 60;
+
+/// A concrete execution found by forward execution: the initial state,
+/// the steps with loop iterations summarised (`l1-l2 × 99999`), the final
+/// values of the scalars and of the array cells read at the end.
+pub fn execution(sys: &System, ex: &Execution, replayed: Option<&Replayed>) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "Execution of {} steps{}:", ex.len(), if replayed.is_some() { " (replayed)" } else { "" });
+    let scalars: Vec<String> = ex.scalars.iter().map(|(t, v)| format!("{t} = {}", value(*v, t.sort()))).collect();
+    let _ = writeln!(out, "  initial state: {}", scalars.join(", "));
+    for a in &ex.arrays {
+        let sv = &sys.vars[a.var];
+        let es = sv.value_sort();
+        let shown: Vec<String> = a.cells.iter().take(4).map(|(i, v)| format!("{}[{}] = {}", sv.name(), join(i), value(*v, &es))).collect();
+        let more = if a.cells.len() > 4 { ", …" } else { "" };
+        let cells = if a.cells.is_empty() { String::new() } else { format!(" except {} chosen cells: {}{more}", a.cells.len(), shown.join(", ")) };
+        let _ = writeln!(out, "    {}[] = {}{cells}", sv.name(), value(a.default, &es));
+    }
+    let lines = summarise(&ex.steps);
+    let (mut first, mut cursor) = (1u64, 0usize);
+    for (k, (cycle, reps)) in lines.iter().enumerate() {
+        let len = cycle.len() as u64 * reps;
+        let names: Vec<&str> = cycle.iter().map(|&t| sys.transitions[t].name.as_str()).collect();
+        let nvals: usize = cycle.iter().map(|&t| sys.transitions[t].values.len()).sum();
+        let shown = lines.len() <= MAX_LINES || k < MAX_LINES * 2 / 3 || k >= lines.len() - MAX_LINES / 4;
+        if shown {
+            let text = if len == 1 {
+                let t = &sys.transitions[cycle[0]];
+                let vals: Vec<String> =
+                    t.values.iter().zip(&ex.values[cursor..]).map(|(v, x)| format!("{v} = {}", value(*x, v.sort()))).collect();
+                let vals = if vals.is_empty() { String::new() } else { format!(" ({})", vals.join(", ")) };
+                format!("  step {first}: {}{vals}", names[0])
+            } else {
+                format!("  steps {first}–{}: {} × {reps}", first + len - 1, names.join("-"))
+            };
+            let _ = writeln!(out, "{text}");
+        } else if k == MAX_LINES * 2 / 3 {
+            let _ = writeln!(out, "  … ({} lines omitted)", lines.len() - MAX_LINES * 2 / 3 - MAX_LINES / 4);
+        }
+        first += len;
+        cursor += nvals * *reps as usize;
+    }
+    if let Some(r) = replayed {
+        let fin: Vec<String> = r.scalars.iter().map(|(t, v)| format!("{t} = {}", value(*v, t.sort()))).collect();
+        let _ = writeln!(out, "  final state: {}", fin.join(", "));
+        if !r.reads.is_empty() {
+            let cells: Vec<String> = r
+                .reads
+                .iter()
+                .map(|(a, i, v)| format!("{a}[{}] = {}", join(i), value(*v, a.sort().as_array().map(|s| &s.elem).unwrap_or(a.sort()))))
+                .collect();
+            let _ = writeln!(out, "    cells read at the end: {}", cells.join(", "));
+        }
+    }
+    let _ = writeln!(out, "  reaches unsafe cube {}: {}", ex.cube + 1, pretty(&sys.unsafe_[ex.cube].body()));
+    out
+}
+
+fn join(xs: &[i64]) -> String {
+    xs.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+/// A concrete execution as JSON, in the shape of replayed traces (`procs`,
+/// `steps` with `transition`), steps summarised (`repeat`, and `cycle`
+/// for cycles of several transitions), plus the initial and final scalars
+/// and the cells read at the end.
+pub fn execution_json(sys: &System, ex: &Execution, replayed: Option<&Replayed>) -> String {
+    let scal = |xs: &[(Term, i64)]| {
+        let items: Vec<String> = xs.iter().map(|(t, v)| format!("{}:{}", json_str(&t.to_string()), json_str(&value(*v, t.sort())))).collect();
+        format!("{{{}}}", items.join(","))
+    };
+    let steps: Vec<String> = summarise(&ex.steps)
+        .iter()
+        .map(|(cycle, reps)| {
+            let names: Vec<String> = cycle.iter().map(|&t| json_str(&sys.transitions[t].name)).collect();
+            if names.len() == 1 {
+                format!("{{\"transition\":{},\"procs\":[],\"repeat\":{reps}}}", names[0])
+            } else {
+                format!("{{\"cycle\":[{}],\"repeat\":{reps}}}", names.join(","))
+            }
+        })
+        .collect();
+    let arrays: Vec<String> = ex
+        .arrays
+        .iter()
+        .map(|a| format!("{{\"array\":{},\"default\":{},\"chosen_cells\":{}}}", json_str(sys.vars[a.var].name()), a.default, a.cells.len()))
+        .collect();
+    let mut o = format!(
+        "{{\"procs\":0,\"length\":{},\"steps\":[{}],\"initial\":{},\"initial_arrays\":[{}],\"unsafe_cube\":{}",
+        ex.len(),
+        steps.join(","),
+        scal(&ex.scalars),
+        arrays.join(","),
+        ex.cube + 1
+    );
+    if let Some(r) = replayed {
+        let reads: Vec<String> = r
+            .reads
+            .iter()
+            .map(|(a, i, v)| format!("{{\"array\":{},\"index\":[{}],\"value\":{v}}}", json_str(&a.to_string()), join(i).replace(' ', "")))
+            .collect();
+        let _ = write!(o, ",\"final\":{},\"reads\":[{}]", scal(&r.scalars), reads.join(","));
+    }
+    o.push('}');
+    o
 }
 
 /// Statistics in readable form.

@@ -1,0 +1,392 @@
+//! Replay of a concrete [`Execution`] found by forward execution,
+//! independent of the engine's compiled evaluator: a tree-walking
+//! evaluator of the IR terms re-executes every step, checking
+//! - the initial state against the initial formula: scalars and rigid
+//!   constants as recorded, arrays as their default plus the recorded
+//!   cells; a `∀x̄` formula whose variables occur only as array indices is
+//!   evaluated at every recorded coordinate plus one fresh value per
+//!   variable (which stands for all unrecorded cells); other shapes are
+//!   refused;
+//! - every guard with the recorded nondeterministic values (in their
+//!   sorts' ranges); transitions with process parameters or universal
+//!   guards are refused;
+//! - every update: scalars by evaluation; arrays `λj̄. body` at the points
+//!   named by equalities `j = e` in the body, after checking that the body
+//!   with those equalities false is `a[j̄]` (no other cell changes);
+//! - the final state against the unsafe cube, its variables bound to the
+//!   recorded pairwise distinct values.
+
+use crate::engine::Execution;
+use crate::logic::{collect, occurs, substitute, Op, Sort, Term};
+use crate::system::{Quantified, System};
+use std::collections::{BTreeSet, HashMap};
+
+/// The outcome of a successful replay.
+#[derive(Clone, Debug)]
+pub struct Replayed {
+    /// Steps replayed.
+    pub steps: u64,
+    /// The final value of every scalar state variable and rigid constant.
+    pub scalars: Vec<(Term, i64)>,
+    /// Array cells read by the last steps and the unsafe cube: array, index, final value.
+    pub reads: Vec<(Term, Vec<i64>, i64)>,
+}
+
+/// Steps at the end whose reads are reported.
+const LAST_STEPS: u64 = 3;
+
+/// Largest number of instances of one initial formula.
+const MAX_INSTANCES: usize = 10_000_000;
+
+struct Arr {
+    default: i64,
+    cells: HashMap<[i64; 2], i64>,
+}
+
+/// The concrete state and the bound variables.
+struct Env {
+    vals: HashMap<Term, i64>,
+    arrays: HashMap<Term, Arr>,
+    locals: HashMap<Term, i64>,
+    reads: Option<Vec<(Term, Vec<i64>, i64)>>,
+}
+
+fn range(s: &Sort) -> Result<(i64, i64), String> {
+    match s {
+        Sort::Bool => Ok((0, 1)),
+        Sort::Int => Ok((i64::MIN, i64::MAX)),
+        Sort::Enum(_) => Ok(s.finite_range().unwrap_or((i64::MIN, i64::MAX))),
+        other => Err(format!("values of sort {other} cannot be replayed")),
+    }
+}
+
+fn in_range(what: &str, v: i64, s: &Sort) -> Result<i64, String> {
+    let (lo, hi) = range(s)?;
+    if v < lo || v > hi {
+        return Err(format!("{what} = {v} is outside its sort {s}"));
+    }
+    Ok(v)
+}
+
+fn overflow() -> String {
+    "integer overflow during replay".into()
+}
+
+impl Env {
+    fn eval(&mut self, t: &Term) -> Result<i64, String> {
+        let a = t.args();
+        Ok(match t.op() {
+            Op::Var(n) => match self.locals.get(t).or_else(|| self.vals.get(t)) {
+                Some(v) => *v,
+                None => return Err(format!("no value for '{n}'")),
+            },
+            Op::Bool(b) => *b as i64,
+            Op::Int(n) | Op::EnumConst(n) => *n,
+            Op::Not => (self.eval(&a[0])? == 0) as i64,
+            Op::And => {
+                for x in a {
+                    if self.eval(x)? == 0 {
+                        return Ok(0);
+                    }
+                }
+                1
+            }
+            Op::Or => {
+                for x in a {
+                    if self.eval(x)? != 0 {
+                        return Ok(1);
+                    }
+                }
+                0
+            }
+            Op::Ite => {
+                if self.eval(&a[0])? != 0 {
+                    self.eval(&a[1])?
+                } else {
+                    self.eval(&a[2])?
+                }
+            }
+            Op::Eq if a[0].sort().as_array().is_none() => (self.eval(&a[0])? == self.eval(&a[1])?) as i64,
+            Op::Lt => (self.eval(&a[0])? < self.eval(&a[1])?) as i64,
+            Op::Le => (self.eval(&a[0])? <= self.eval(&a[1])?) as i64,
+            Op::Add if *t.sort() != Sort::Real => {
+                let mut s = 0i64;
+                for x in a {
+                    s = s.checked_add(self.eval(x)?).ok_or_else(overflow)?;
+                }
+                s
+            }
+            Op::Neg => self.eval(&a[0])?.checked_neg().ok_or_else(overflow)?,
+            Op::Mul if *t.sort() != Sort::Real => {
+                let mut s = 1i64;
+                for x in a {
+                    s = s.checked_mul(self.eval(x)?).ok_or_else(overflow)?;
+                }
+                s
+            }
+            Op::Div | Op::Mod if *t.sort() != Sort::Real => {
+                let (x, y) = (self.eval(&a[0])?, self.eval(&a[1])?);
+                if y == 0 {
+                    return Err("division by zero during replay".into());
+                }
+                let r = if matches!(t.op(), Op::Div) { x.checked_div_euclid(y) } else { x.checked_rem_euclid(y) };
+                r.ok_or_else(overflow)?
+            }
+            Op::Select => {
+                let mut idx = [0i64; 2];
+                if a.len() > 3 {
+                    return Err("arrays of more than two dimensions".into());
+                }
+                for (k, i) in a[1..].iter().enumerate() {
+                    idx[k] = self.eval(i)?;
+                }
+                let Some(arr) = self.arrays.get(&a[0]) else {
+                    return Err(format!("read of a non-variable array in {t}"));
+                };
+                let v = arr.cells.get(&idx).copied().unwrap_or(arr.default);
+                if let Some(r) = &mut self.reads {
+                    r.push((a[0].clone(), idx[..a.len() - 1].to_vec(), v));
+                }
+                v
+            }
+            _ => return Err(format!("cannot evaluate {t}")),
+        })
+    }
+
+    fn holds(&mut self, t: &Term) -> Result<bool, String> {
+        Ok(self.eval(t)? != 0)
+    }
+}
+
+/// The points where `λ js. body` may differ from `a[js]`, per dimension;
+/// an error when some other cell could change.
+fn points(body: &Term, array: &Term, js: &[Term]) -> Result<Vec<Vec<Term>>, String> {
+    let mut pts: Vec<Vec<Term>> = vec![vec![]; js.len()];
+    let mut atoms: Vec<(usize, Term)> = vec![];
+    for eq in collect(body, &|t: &Term| matches!(t.op(), Op::Eq)) {
+        for (x, e) in [(&eq.args()[0], &eq.args()[1]), (&eq.args()[1], &eq.args()[0])] {
+            if let Some(d) = js.iter().position(|j| j == x) {
+                if js.iter().all(|j| !occurs(j, e)) {
+                    pts[d].push(e.clone());
+                    atoms.push((d, eq.clone()));
+                }
+            }
+        }
+    }
+    for d in 0..js.len() {
+        let off: HashMap<Term, Term> = atoms.iter().filter(|(k, _)| *k == d).map(|(_, a)| (a.clone(), Term::ff())).collect();
+        if substitute(body, &off) != Term::select(array, js) {
+            return Err(format!("the update λ{:?}. {body} may change cells not named by an equality", js));
+        }
+    }
+    Ok(pts)
+}
+
+/// Checks one `∀ vars. lits` initial formula on the initial state.
+fn check_initial(env: &mut Env, q: &Quantified) -> Result<(), String> {
+    let body = q.body();
+    let used: Vec<Term> = q.vars.iter().filter(|x| occurs(x, &body)).cloned().collect();
+    if used.is_empty() {
+        return if env.holds(&body)? { Ok(()) } else { Err(format!("the initial state violates {body}")) };
+    }
+    // variables may occur only as whole indices of array reads
+    let reads = collect(&body, &|t: &Term| matches!(t.op(), Op::Select) && t.args()[1..].iter().any(|i| used.contains(i)));
+    let mut holes = HashMap::new();
+    for (k, r) in reads.iter().enumerate() {
+        if !r.args()[1..].iter().all(|i| used.contains(i)) {
+            return Err(format!("initial formula {body}: index variables inside index expressions"));
+        }
+        holes.insert(r.clone(), Term::var(&format!("cell!{k}"), r.sort().clone()));
+    }
+    if used.iter().any(|x| occurs(x, &substitute(&body, &holes))) {
+        return Err(format!("initial formula {body}: index variables outside array reads"));
+    }
+    let mut cand: Vec<BTreeSet<i64>> = vec![BTreeSet::new(); used.len()];
+    for r in &reads {
+        let arr = env.arrays.get(&r.args()[0]).ok_or("read of a non-variable array")?;
+        for idx in arr.cells.keys() {
+            for (p, i) in r.args()[1..].iter().enumerate() {
+                let k = used.iter().position(|x| x == i).expect("checked above");
+                cand[k].insert(idx[p]);
+            }
+        }
+    }
+    let fresh = cand.iter().filter_map(|c| c.last()).max().copied().unwrap_or(0).max(0);
+    for (k, c) in cand.iter_mut().enumerate() {
+        c.insert(fresh + 1 + k as i64);
+    }
+    let total = cand.iter().try_fold(1usize, |acc, c| acc.checked_mul(c.len())).unwrap_or(usize::MAX);
+    if total > MAX_INSTANCES {
+        return Err(format!("initial formula {body}: too many instances ({total})"));
+    }
+    let cand: Vec<Vec<i64>> = cand.into_iter().map(|c| c.into_iter().collect()).collect();
+    let mut pos = vec![0usize; used.len()];
+    loop {
+        for (k, x) in used.iter().enumerate() {
+            env.locals.insert(x.clone(), cand[k][pos[k]]);
+        }
+        if !env.holds(&body)? {
+            let at: Vec<String> = used.iter().zip(&pos).enumerate().map(|(k, (x, p))| format!("{x} = {}", cand[k][*p])).collect();
+            return Err(format!("the initial state violates {body} at {}", at.join(", ")));
+        }
+        // next instance
+        let mut k = 0;
+        loop {
+            if k == used.len() {
+                env.locals.clear();
+                return Ok(());
+            }
+            pos[k] += 1;
+            if pos[k] < cand[k].len() {
+                break;
+            }
+            pos[k] = 0;
+            k += 1;
+        }
+    }
+}
+
+/// Replays `ex` on `sys`; what the final state looks like, or why the
+/// execution is not one of the system.
+pub fn replay(sys: &System, ex: &Execution) -> Result<Replayed, String> {
+    if !sys.axioms.is_empty() {
+        return Err("systems with axioms are not replayed".into());
+    }
+    let mut env = Env { vals: HashMap::new(), arrays: HashMap::new(), locals: HashMap::new(), reads: None };
+    // the initial state
+    for (t, v) in &ex.scalars {
+        let known = sys.vars.iter().any(|sv| !sv.is_array && sv.term == *t) || sys.consts.contains(t);
+        if !known {
+            return Err(format!("'{t}' is not a scalar of the system"));
+        }
+        env.vals.insert(t.clone(), in_range(&t.to_string(), *v, t.sort())?);
+    }
+    for a in &ex.arrays {
+        let sv = sys.vars.get(a.var).filter(|v| v.is_array).ok_or("an array content names no array")?;
+        let dims = sv.term.sort().as_array().map(|s| s.index.len()).unwrap_or(1);
+        if dims > 2 {
+            return Err("arrays of more than two dimensions".into());
+        }
+        let es = sv.value_sort();
+        let mut cells = HashMap::new();
+        for (idx, v) in &a.cells {
+            if idx.len() != dims {
+                return Err(format!("a cell of {} has {} indices", sv.name(), idx.len()));
+            }
+            let mut key = [0i64; 2];
+            key[..dims].copy_from_slice(idx);
+            cells.insert(key, in_range(sv.name(), *v, &es)?);
+        }
+        env.arrays.insert(sv.term.clone(), Arr { default: in_range(sv.name(), a.default, &es)?, cells });
+    }
+    for sv in &sys.vars {
+        let given = if sv.is_array { env.arrays.contains_key(&sv.term) } else { env.vals.contains_key(&sv.term) };
+        if !given {
+            return Err(format!("no initial value for {}", sv.name()));
+        }
+    }
+    for c in &sys.consts {
+        if !env.vals.contains_key(c) {
+            return Err(format!("no value for the constant {c}"));
+        }
+    }
+    for q in &sys.initial {
+        check_initial(&mut env, q)?;
+    }
+    // the steps
+    let total = ex.len();
+    let mut cursor = 0usize;
+    let mut k = 0u64;
+    let mut point_cache: HashMap<Term, Vec<Vec<Term>>> = HashMap::new();
+    for &(ti, reps) in &ex.steps {
+        let t = sys.transitions.get(ti).ok_or("a step names no transition")?;
+        if !t.params.is_empty() || t.uguard.is_some() {
+            return Err(format!("transition {} has parameters or a universal guard: not replayed here", t.name));
+        }
+        for _ in 0..reps {
+            k += 1;
+            if total - k < LAST_STEPS && env.reads.is_none() {
+                env.reads = Some(vec![]);
+            }
+            env.locals.clear();
+            for v in &t.values {
+                let x = *ex.values.get(cursor).ok_or("too few nondeterministic values")?;
+                cursor += 1;
+                env.locals.insert(v.clone(), in_range(&v.to_string(), x, v.sort())?);
+            }
+            if !env.holds(&t.guard)? {
+                return Err(format!("step {k}: the guard of {} does not hold", t.name));
+            }
+            let mut news = vec![];
+            let mut writes = vec![];
+            for u in &t.updates {
+                let sv = &sys.vars[u.var];
+                if !sv.is_array {
+                    let v = env.eval(&u.value)?;
+                    news.push((sv.term.clone(), in_range(sv.name(), v, &sv.value_sort())?));
+                    continue;
+                }
+                let Op::Lambda(js) = u.value.op() else {
+                    return Err(format!("step {k}: the update of {} is not a λ-term", sv.name()));
+                };
+                let body = &u.value.args()[0];
+                if !point_cache.contains_key(&u.value) {
+                    point_cache.insert(u.value.clone(), points(body, &sv.term, js)?);
+                }
+                let pts = &point_cache[&u.value];
+                let mut tuples: Vec<Vec<i64>> = vec![vec![]];
+                for ps in pts {
+                    let mut vs = vec![];
+                    for p in ps {
+                        vs.push(env.eval(p)?);
+                    }
+                    tuples = tuples.iter().flat_map(|tu| vs.iter().map(move |v| [tu.clone(), vec![*v]].concat())).collect();
+                }
+                for tu in tuples {
+                    for (j, v) in js.iter().zip(&tu) {
+                        env.locals.insert(j.clone(), *v);
+                    }
+                    let v = in_range(sv.name(), env.eval(body)?, &sv.value_sort())?;
+                    let mut key = [0i64; 2];
+                    key[..tu.len()].copy_from_slice(&tu);
+                    writes.push((sv.term.clone(), key, v));
+                }
+            }
+            for (t, v) in news {
+                env.vals.insert(t, v);
+            }
+            for (a, key, v) in writes {
+                env.arrays.get_mut(&a).expect("arrays are all present").cells.insert(key, v);
+            }
+        }
+    }
+    if cursor != ex.values.len() {
+        return Err(format!("{} nondeterministic values left over", ex.values.len() - cursor));
+    }
+    // the unsafe cube
+    let cube = sys.unsafe_.get(ex.cube).ok_or("the execution names no unsafe cube")?;
+    if cube.vars.len() != ex.cube_values.len() || ex.cube_values.iter().collect::<BTreeSet<_>>().len() != ex.cube_values.len() {
+        return Err("the cube's variables need pairwise distinct values".into());
+    }
+    env.locals.clear();
+    env.reads.get_or_insert_with(Vec::new);
+    for (z, v) in cube.vars.iter().zip(&ex.cube_values) {
+        env.locals.insert(z.clone(), *v);
+    }
+    if !env.holds(&cube.body())? {
+        return Err(format!("the final state does not satisfy the unsafe cube {}", cube.body()));
+    }
+    // the cells read at the end, with their final values
+    let mut reads = env.reads.take().unwrap_or_default();
+    let mut seen = BTreeSet::new();
+    reads.retain(|(a, i, _)| seen.insert((a.id(), i.clone())));
+    for (a, i, v) in &mut reads {
+        let arr = &env.arrays[a];
+        let mut key = [0i64; 2];
+        key[..i.len()].copy_from_slice(i);
+        *v = arr.cells.get(&key).copied().unwrap_or(arr.default);
+    }
+    let scalars =
+        sys.vars.iter().filter(|v| !v.is_array).map(|v| &v.term).chain(&sys.consts).map(|t| (t.clone(), env.vals[t])).collect();
+    Ok(Replayed { steps: total, scalars, reads })
+}

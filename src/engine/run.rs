@@ -1,0 +1,460 @@
+//! Forward execution (`--engine run`): the system, compiled by
+//! [`crate::exec`], is executed concretely from an initial state, choosing
+//! nondeterministic values, initial values and open array cells by a
+//! seeded [`Mode`], until an unsafe cube holds. Several runs with different
+//! modes and seeds, under per-run step limits that grow by rounds (1M, 4M,
+//! 16M… steps, up to the maximum) and the overall time limit. An unsafe
+//! state reached gives an [`Execution`], which the caller replays with the
+//! independent checker; no error found is never a proof of safety.
+
+use super::{ArrayContent, Execution};
+use crate::exec::{compile, CellOracle, Cells, Fault, Program, State, Unsupported};
+use crate::system::System;
+use std::time::{Duration, Instant};
+
+/// How a run chooses values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// 0, or the bound nearest to it.
+    Zero,
+    /// A mixture: uniform in the range (capped to 32 bits), its bounds,
+    /// small values, and constants of the system ±1.
+    Random,
+    /// A strictly decreasing sequence 0, -1, -2, …
+    Decreasing,
+    /// A strictly increasing sequence 0, 1, 2, …
+    Increasing,
+    /// The greatest value of the range (capped to 32 bits).
+    High,
+    /// The least value of the range (capped to 32 bits).
+    Low,
+    /// Uniform in -3..=3 (many repetitions).
+    Small,
+    /// Constants of the system ±1.
+    Suggested,
+}
+
+impl Mode {
+    /// The modes in the order runs use them.
+    pub const ALL: [Mode; 8] =
+        [Mode::Zero, Mode::Random, Mode::Decreasing, Mode::Increasing, Mode::Small, Mode::High, Mode::Low, Mode::Suggested];
+    /// A lower-case name for notes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Zero => "zero",
+            Mode::Random => "random",
+            Mode::Decreasing => "decreasing",
+            Mode::Increasing => "increasing",
+            Mode::High => "high",
+            Mode::Low => "low",
+            Mode::Small => "small",
+            Mode::Suggested => "suggested",
+        }
+    }
+}
+
+/// Settings of the forward engine.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Overall wall-clock limit.
+    pub timeout: Option<Duration>,
+    /// The largest step limit of one run.
+    pub max_steps: u64,
+    /// The seed of the first run.
+    pub seed: u64,
+}
+
+/// An unsafe state reached.
+#[derive(Clone, Debug)]
+pub struct Found {
+    /// The execution, to be replayed.
+    pub execution: Execution,
+    /// The run (0-based) that found it.
+    pub run: usize,
+    /// Its mode.
+    pub mode: Mode,
+}
+
+/// What the forward engine did.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    /// The execution found, if any.
+    pub found: Option<Found>,
+    /// Runs started.
+    pub runs: usize,
+    /// Steps executed over all runs.
+    pub steps: u64,
+    /// The largest per-run step limit used.
+    pub limit: u64,
+    /// Runs abandoned on an arithmetic fault (overflow, division by zero, range).
+    pub faults: usize,
+    /// The last such fault.
+    pub fault: Option<Fault>,
+    /// Whether the time limit ended the search.
+    pub timed_out: bool,
+    /// Time spent.
+    pub time: Duration,
+}
+
+impl Summary {
+    /// Executed steps per second.
+    pub fn steps_per_sec(&self) -> f64 {
+        self.steps as f64 / self.time.as_secs_f64().max(1e-9)
+    }
+}
+
+/// A small seeded generator (SplitMix64).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `lo..=hi`.
+    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        let span = (hi as i128 - lo as i128 + 1) as u128;
+        (lo as i128 + (self.next() as u128 % span) as i128) as i64
+    }
+}
+
+/// The value chooser of one run; it also records the open array cells it chose.
+struct Chooser<'a> {
+    mode: Mode,
+    rng: Rng,
+    counter: i64,
+    constants: &'a [i64],
+    /// Chosen cells: array slot, index, value.
+    cells: Vec<(usize, [i64; 2], i64)>,
+}
+
+impl Chooser<'_> {
+    /// A value in `lo..=hi` by the mode.
+    fn pick(&mut self, lo: i64, hi: i64) -> i64 {
+        if lo == hi {
+            return lo;
+        }
+        let (nlo, nhi) = (lo.max(i32::MIN as i64), hi.min(i32::MAX as i64));
+        let (nlo, nhi) = if nlo <= nhi { (nlo, nhi) } else { (lo, hi) };
+        let clamp = |v: i64| v.clamp(lo, hi);
+        match self.mode {
+            Mode::Zero => clamp(0),
+            Mode::High => nhi,
+            Mode::Low => nlo,
+            Mode::Increasing | Mode::Decreasing => {
+                let c = self.counter;
+                self.counter += 1;
+                clamp(if self.mode == Mode::Increasing { c } else { -c })
+            }
+            Mode::Small => clamp(self.rng.range(-3, 3)),
+            Mode::Suggested => self.suggested(lo, hi),
+            Mode::Random => match self.rng.next() % 10 {
+                0 => nlo,
+                1 => nhi,
+                2 => clamp(self.rng.range(-2, 2)),
+                3 => self.suggested(lo, hi),
+                _ => self.rng.range(nlo, nhi),
+            },
+        }
+    }
+    fn suggested(&mut self, lo: i64, hi: i64) -> i64 {
+        let inside: Vec<i64> = self.constants.iter().copied().filter(|c| (lo..=hi).contains(c)).collect();
+        if inside.is_empty() {
+            return 0i64.clamp(lo, hi);
+        }
+        inside[(self.rng.next() % inside.len() as u64) as usize]
+    }
+}
+
+impl CellOracle for Chooser<'_> {
+    fn cell(&mut self, array: usize, idx: [i64; 2], lo: i64, hi: i64) -> i64 {
+        let v = self.pick(lo, hi);
+        self.cells.push((array, idx, v));
+        v
+    }
+}
+
+/// How one run ended.
+enum End {
+    /// An unsafe cube holds.
+    Found(Execution),
+    /// The step limit was reached.
+    Limit,
+    /// The time limit was reached.
+    Timeout,
+    /// No transition is enabled (the program ended), or no initial state was found.
+    Stuck,
+    /// An arithmetic fault.
+    Fault(Fault),
+}
+
+/// The values recorded along a run.
+struct Record {
+    steps: Vec<(usize, u64)>,
+    values: Vec<i64>,
+}
+
+/// Largest number of recorded nondeterministic values of one run.
+const MAX_VALUES: usize = 1 << 25;
+
+/// Chooses values for a transition's nondeterministic inputs and checks
+/// its guard; `Ok(false)` when no attempt satisfied it.
+fn enabled(prog: &Program, t: usize, st: &mut State, ch: &mut Chooser, loc: &mut [i64]) -> Result<bool, Fault> {
+    let step = &prog.steps[t];
+    let guard_holds = |st: &mut State, ch: &mut Chooser, loc: &[i64]| -> Result<bool, Fault> {
+        for g in &step.guard {
+            if st.eval(g, loc, ch)? == 0 {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    };
+    if step.values.is_empty() {
+        return guard_holds(st, ch, loc);
+    }
+    for attempt in 0..6 {
+        for (k, b) in step.values.iter().enumerate() {
+            let (mut lo, mut hi) = b.range;
+            for e in &b.lower {
+                lo = lo.max(st.eval(e, loc, ch)?);
+            }
+            for e in &b.upper {
+                hi = hi.min(st.eval(e, loc, ch)?);
+            }
+            if lo > hi {
+                return Ok(false);
+            }
+            loc[k] = match b.equal.first() {
+                Some(e) => st.eval(e, loc, ch)?,
+                None => match attempt {
+                    4 => lo.max(i32::MIN as i64),
+                    5 => hi.min(i32::MAX as i64),
+                    _ => ch.pick(lo, hi),
+                },
+            };
+        }
+        if guard_holds(st, ch, loc)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Executes the updates of transition `t` with the values in `loc`.
+fn apply(
+    prog: &Program,
+    t: usize,
+    st: &mut State,
+    ch: &mut Chooser,
+    loc: &mut [i64],
+    news: &mut Vec<(usize, i64)>,
+    writes: &mut Vec<(usize, [i64; 2], i64)>,
+) -> Result<(), Fault> {
+    let step = &prog.steps[t];
+    news.clear();
+    writes.clear();
+    for (slot, e, (lo, hi)) in &step.scalars {
+        let v = st.eval(e, loc, ch)?;
+        if v < *lo || v > *hi {
+            return Err(Fault::Range);
+        }
+        news.push((*slot, v));
+    }
+    for u in &step.arrays {
+        let check = |v: i64| if v < u.range.0 || v > u.range.1 { Err(Fault::Range) } else { Ok(v) };
+        match u.points.as_slice() {
+            [ps] => {
+                for p in ps {
+                    let i = st.eval(p, loc, ch)?;
+                    loc[u.first_local] = i;
+                    let v = check(st.eval(&u.body, loc, ch)?)?;
+                    writes.push((u.array, [i, 0], v));
+                }
+            }
+            [ps, qs] => {
+                for p in ps {
+                    let i = st.eval(p, loc, ch)?;
+                    for q in qs {
+                        let j = st.eval(q, loc, ch)?;
+                        loc[u.first_local] = i;
+                        loc[u.first_local + 1] = j;
+                        let v = check(st.eval(&u.body, loc, ch)?)?;
+                        writes.push((u.array, [i, j], v));
+                    }
+                }
+            }
+            _ => unreachable!("arrays have one or two dimensions"),
+        }
+    }
+    for &(s, v) in news.iter() {
+        st.scalars[s] = v;
+    }
+    for &(a, idx, v) in writes.iter() {
+        st.arrays[a].set(idx, v);
+    }
+    Ok(())
+}
+
+/// The index of the first unsafe cube that holds.
+fn unsafe_hit(prog: &Program, st: &mut State, ch: &mut Chooser) -> Result<Option<usize>, Fault> {
+    for (k, u) in prog.unsafe_.iter().enumerate() {
+        if st.eval(u, &[], ch)? != 0 {
+            return Ok(Some(k));
+        }
+    }
+    Ok(None)
+}
+
+/// One run from a fresh initial state; the steps it executed.
+fn run_once(sys: &System, prog: &Program, mode: Mode, seed: u64, limit: u64, deadline: Option<Instant>) -> (End, u64) {
+    let mut ch = Chooser { mode, rng: Rng(seed), counter: 0, constants: &prog.constants, cells: vec![] };
+    let arrays: Vec<Cells> = prog.array_init.iter().map(|(d, r)| Cells::new(*d, r.lo, r.hi)).collect();
+    let mut st = State { scalars: vec![0; prog.scalar_terms.len()], arrays };
+    let mut initial_ok = false;
+    for _ in 0..32 {
+        for (slot, r) in prog.scalar_init.iter().enumerate() {
+            st.scalars[slot] = ch.pick(r.lo, r.hi);
+        }
+        let mut ok = true;
+        for c in &prog.init_check {
+            match st.eval(c, &[], &mut ch) {
+                Ok(0) => ok = false,
+                Ok(_) => {}
+                Err(f) => return (End::Fault(f), 0),
+            }
+        }
+        if ok {
+            initial_ok = true;
+            break;
+        }
+    }
+    if !initial_ok {
+        return (End::Stuck, 0);
+    }
+    let initial = st.scalars.clone();
+    let width = prog.steps.iter().map(|s| s.locals).max().unwrap_or(1);
+    let (mut loc, mut chosen) = (vec![0i64; width], vec![0i64; width]);
+    let (mut news, mut writes) = (vec![], vec![]);
+    let mut rec = Record { steps: vec![], values: vec![] };
+    let mut steps = 0u64;
+    let end = 'run: loop {
+        match unsafe_hit(prog, &mut st, &mut ch) {
+            Ok(Some(cube)) => break 'run Ok(cube),
+            Ok(None) => {}
+            Err(f) => break 'run Err(End::Fault(f)),
+        }
+        if steps >= limit {
+            break Err(End::Limit);
+        }
+        if steps & 0xffff == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+            break Err(End::Timeout);
+        }
+        let cands: &[usize] = match prog.dispatch {
+            Some((slot, lo)) => {
+                let k = st.scalars[slot].wrapping_sub(lo);
+                prog.by_pc.get(k as usize).map(|v| v.as_slice()).unwrap_or(&[])
+            }
+            None => &[],
+        };
+        let mut count = 0u64;
+        let mut pick = usize::MAX;
+        for &t in cands.iter().chain(&prog.others) {
+            match enabled(prog, t, &mut st, &mut ch, &mut loc) {
+                Ok(true) => {
+                    count += 1;
+                    if count == 1 || ch.rng.next() % count == 0 {
+                        pick = t;
+                        let n = prog.steps[t].values.len();
+                        chosen[..n].copy_from_slice(&loc[..n]);
+                    }
+                }
+                Ok(false) => {}
+                Err(f) => break 'run Err(End::Fault(f)),
+            }
+        }
+        if count == 0 {
+            break Err(End::Stuck);
+        }
+        if let Err(f) = apply(prog, pick, &mut st, &mut ch, &mut chosen, &mut news, &mut writes) {
+            break Err(End::Fault(f));
+        }
+        steps += 1;
+        match rec.steps.last_mut() {
+            Some((t, n)) if *t == pick => *n += 1,
+            _ => rec.steps.push((pick, 1)),
+        }
+        let n = prog.steps[pick].values.len();
+        if n > 0 {
+            rec.values.extend_from_slice(&chosen[..n]);
+            if rec.values.len() > MAX_VALUES {
+                break Err(End::Limit);
+            }
+        }
+    };
+    let cube = match end {
+        Ok(c) => c,
+        Err(e) => return (e, steps),
+    };
+    let scalars = prog.scalar_terms.iter().cloned().zip(initial).collect();
+    let arrays = prog
+        .array_init
+        .iter()
+        .enumerate()
+        .map(|(slot, (d, r))| ArrayContent {
+            var: prog.array_vars[slot],
+            default: d.unwrap_or(0i64.clamp(r.lo, r.hi)),
+            cells: ch.cells.iter().filter(|c| c.0 == slot).map(|&(_, idx, v)| (idx[..dims(sys, prog, slot)].to_vec(), v)).collect(),
+        })
+        .collect();
+    let cube_values = (0..sys.unsafe_[cube].vars.len() as i64).collect();
+    (End::Found(Execution { scalars, arrays, steps: rec.steps, values: rec.values, cube, cube_values }), steps)
+}
+
+fn dims(sys: &System, prog: &Program, slot: usize) -> usize {
+    sys.vars[prog.array_vars[slot]].term.sort().as_array().map(|a| a.index.len()).unwrap_or(1)
+}
+
+/// Runs the forward engine on `sys`.
+pub fn search(sys: &System, opts: &Options) -> Result<Summary, Unsupported> {
+    let prog = compile(sys)?;
+    let start = Instant::now();
+    let deadline = opts.timeout.map(|t| start + t);
+    let mut sum =
+        Summary { found: None, runs: 0, steps: 0, limit: 0, faults: 0, fault: None, timed_out: false, time: Duration::ZERO };
+    let mut limit = opts.max_steps.min(1 << 20);
+    loop {
+        sum.limit = limit;
+        for mode in Mode::ALL {
+            let seed = opts.seed.wrapping_add((sum.runs as u64).wrapping_mul(0x2545_f491_4f6c_dd1d));
+            let (end, steps) = run_once(sys, &prog, mode, seed, limit, deadline);
+            sum.runs += 1;
+            sum.steps += steps;
+            match end {
+                End::Found(execution) => {
+                    sum.found = Some(Found { execution, run: sum.runs - 1, mode });
+                    sum.time = start.elapsed();
+                    return Ok(sum);
+                }
+                End::Timeout => {
+                    sum.timed_out = true;
+                    sum.time = start.elapsed();
+                    return Ok(sum);
+                }
+                End::Fault(f) => {
+                    sum.faults += 1;
+                    sum.fault = Some(f);
+                }
+                End::Limit | End::Stuck => {}
+            }
+        }
+        if limit >= opts.max_steps {
+            break;
+        }
+        limit = limit.saturating_mul(4).min(opts.max_steps);
+    }
+    sum.time = start.elapsed();
+    Ok(sum)
+}
