@@ -252,6 +252,14 @@ pub fn execution(sys: &System, ex: &Execution, replayed: Option<&Replayed>) -> S
     out
 }
 
+/// A value as a JSON literal: Booleans, enumeration names as strings, numbers.
+fn json_value(v: i64, s: &Sort) -> String {
+    match s {
+        Sort::Enum(d) if matches!(d.values, EnumValues::Names(_)) => json_str(&value(v, s)),
+        _ => value(v, s),
+    }
+}
+
 fn join(xs: &[i64]) -> String {
     xs.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
 }
@@ -262,7 +270,7 @@ fn join(xs: &[i64]) -> String {
 /// and the cells read at the end.
 pub fn execution_json(sys: &System, ex: &Execution, replayed: Option<&Replayed>) -> String {
     let scal = |xs: &[(Term, i64)]| {
-        let items: Vec<String> = xs.iter().map(|(t, v)| format!("{}:{}", json_str(&t.to_string()), json_str(&value(*v, t.sort())))).collect();
+        let items: Vec<String> = xs.iter().map(|(t, v)| format!("{}:{}", json_str(&t.to_string()), json_value(*v, t.sort()))).collect();
         format!("{{{}}}", items.join(","))
     };
     let steps: Vec<String> = summarise(&ex.steps)
@@ -293,7 +301,12 @@ pub fn execution_json(sys: &System, ex: &Execution, replayed: Option<&Replayed>)
         let reads: Vec<String> = r
             .reads
             .iter()
-            .map(|(a, i, v)| format!("{{\"array\":{},\"index\":[{}],\"value\":{v}}}", json_str(&a.to_string()), join(i).replace(' ', "")))
+            .map(|(a, i, v)| format!(
+                    "{{\"array\":{},\"index\":[{}],\"value\":{}}}",
+                    json_str(&a.to_string()),
+                    join(i).replace(' ', ""),
+                    json_value(*v, a.sort().as_array().map(|s| &s.elem).unwrap_or(a.sort()))
+                ))
             .collect();
         let _ = write!(o, ",\"final\":{},\"reads\":[{}]", scal(&r.scalars), reads.join(","));
     }
