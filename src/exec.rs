@@ -46,6 +46,30 @@ impl std::fmt::Display for Fault {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Unsupported(pub String);
 
+/// An operand: leaves inline (no recursion), other expressions boxed.
+#[derive(Clone, Debug)]
+pub enum Arg {
+    /// A literal.
+    Const(i64),
+    /// The scalar in this slot.
+    Scalar(usize),
+    /// The local in this slot.
+    Local(usize),
+    /// Any other expression.
+    Expr(Box<Expr>),
+}
+
+impl From<Expr> for Arg {
+    fn from(e: Expr) -> Arg {
+        match e {
+            Expr::Const(n) => Arg::Const(n),
+            Expr::Scalar(s) => Arg::Scalar(s),
+            Expr::Local(l) => Arg::Local(l),
+            e => Arg::Expr(Box::new(e)),
+        }
+    }
+}
+
 /// A compiled expression over integer-coded values.
 #[derive(Clone, Debug)]
 pub enum Expr {
@@ -56,7 +80,7 @@ pub enum Expr {
     /// The local (nondeterministic value, bound variable) in this slot.
     Local(usize),
     /// A read of a one-dimensional array.
-    Read1(usize, Box<Expr>),
+    Read1(usize, Arg),
     /// A read of a two-dimensional array.
     Read2(usize, Box<(Expr, Expr)>),
     /// Negation.
@@ -68,11 +92,13 @@ pub enum Expr {
     /// If-then-else.
     Ite(Box<(Expr, Expr, Expr)>),
     /// Equality.
-    Eq(Box<(Expr, Expr)>),
+    Eq(Arg, Arg),
     /// `<`.
-    Lt(Box<(Expr, Expr)>),
+    Lt(Arg, Arg),
     /// `<=`.
-    Le(Box<(Expr, Expr)>),
+    Le(Arg, Arg),
+    /// Sum of two operands.
+    Add2(Arg, Arg),
     /// Sum.
     Add(Vec<Expr>),
     /// Arithmetic negation.
@@ -93,7 +119,7 @@ pub trait CellOracle {
 }
 
 /// Largest index stored densely (larger or negative ones go to a map).
-const DENSE_LIMIT: i64 = 1 << 22;
+const DENSE_LIMIT: i64 = 1 << 25;
 
 /// The cells of one array: dense for small non-negative one-dimensional
 /// indices, a map otherwise; unknown cells read the default, or are chosen
@@ -167,6 +193,16 @@ fn pair(e: &(Expr, Expr), st: &mut State, loc: &[i64], o: &mut impl CellOracle) 
 }
 
 impl State {
+    #[inline(always)]
+    fn arg(&mut self, a: &Arg, loc: &[i64], o: &mut impl CellOracle) -> Result<i64, Fault> {
+        match a {
+            Arg::Const(n) => Ok(*n),
+            Arg::Scalar(s) => Ok(self.scalars[*s]),
+            Arg::Local(l) => Ok(loc[*l]),
+            Arg::Expr(e) => self.eval(e, loc, o),
+        }
+    }
+
     /// Evaluates a compiled expression (locals from `loc`; unknown array
     /// cells without default are chosen by `o`).
     pub fn eval(&mut self, e: &Expr, loc: &[i64], o: &mut impl CellOracle) -> Result<i64, Fault> {
@@ -175,7 +211,7 @@ impl State {
             Expr::Scalar(s) => self.scalars[*s],
             Expr::Local(l) => loc[*l],
             Expr::Read1(a, i) => {
-                let i = self.eval(i, loc, o)?;
+                let i = self.arg(i, loc, o)?;
                 self.arrays[*a].read(*a, [i, 0], o)
             }
             Expr::Read2(a, ij) => {
@@ -206,18 +242,10 @@ impl State {
                     self.eval(&cte.2, loc, o)?
                 }
             }
-            Expr::Eq(ab) => {
-                let (a, b) = pair(ab, self, loc, o)?;
-                (a == b) as i64
-            }
-            Expr::Lt(ab) => {
-                let (a, b) = pair(ab, self, loc, o)?;
-                (a < b) as i64
-            }
-            Expr::Le(ab) => {
-                let (a, b) = pair(ab, self, loc, o)?;
-                (a <= b) as i64
-            }
+            Expr::Eq(a, b) => (self.arg(a, loc, o)? == self.arg(b, loc, o)?) as i64,
+            Expr::Lt(a, b) => (self.arg(a, loc, o)? < self.arg(b, loc, o)?) as i64,
+            Expr::Le(a, b) => (self.arg(a, loc, o)? <= self.arg(b, loc, o)?) as i64,
+            Expr::Add2(a, b) => self.arg(a, loc, o)?.checked_add(self.arg(b, loc, o)?).ok_or(Fault::Overflow)?,
             Expr::Add(xs) => {
                 let mut s = 0i64;
                 for x in xs {
@@ -341,6 +369,9 @@ pub struct Program {
     pub others: Vec<usize>,
     /// The unsafe cubes' bodies (each a conjunction).
     pub unsafe_: Vec<Expr>,
+    /// Per value of the dispatching slot, whether some unsafe cube can hold
+    /// there (cubes testing the slot against a constant hold only at it).
+    pub unsafe_at: Vec<bool>,
     /// Integer literals of the system (values suggested to the strategy).
     pub constants: Vec<i64>,
 }
@@ -358,7 +389,13 @@ impl Scope<'_> {
         let bin = |t: &Term| -> Result<Box<(Expr, Expr)>, Unsupported> {
             Ok(Box::new((self.compile(&t.args()[0])?, self.compile(&t.args()[1])?)))
         };
-        let all = |t: &Term| t.args().iter().map(|a| self.compile(a)).collect::<Result<Vec<_>, _>>();
+        // commutative arguments in the order of their text, so that the order
+        // of evaluation (and of lazy cell choices) does not depend on term ids
+        let all = |t: &Term| {
+            let mut args: Vec<&Term> = t.args().iter().collect();
+            args.sort_by_cached_key(|a| a.to_string());
+            args.into_iter().map(|a| self.compile(a)).collect::<Result<Vec<_>, _>>()
+        };
         Ok(match t.op() {
             Op::Var(n) => {
                 if let Some(l) = self.locals.get(t) {
@@ -378,11 +415,23 @@ impl Scope<'_> {
             Op::Eq if t.args()[0].sort().as_array().is_some() => {
                 return Err(Unsupported(format!("array equality {t}")))
             }
-            Op::Eq => Expr::Eq(bin(t)?),
-            Op::Lt => Expr::Lt(bin(t)?),
-            Op::Le => Expr::Le(bin(t)?),
+            Op::Eq => {
+                let (x, y) = (&t.args()[0], &t.args()[1]);
+                let (x, y) = if x.to_string() <= y.to_string() { (x, y) } else { (y, x) };
+                Expr::Eq(self.compile(x)?.into(), self.compile(y)?.into())
+            }
+            Op::Lt => Expr::Lt(c(0)?.into(), c(1)?.into()),
+            Op::Le => Expr::Le(c(0)?.into(), c(1)?.into()),
             Op::Add if *t.sort() == Sort::Real => return Err(Unsupported("real arithmetic".into())),
-            Op::Add => Expr::Add(all(t)?),
+            Op::Add => {
+                let mut xs = all(t)?;
+                if xs.len() == 2 {
+                    let b = xs.pop().unwrap();
+                    Expr::Add2(xs.pop().unwrap().into(), b.into())
+                } else {
+                    Expr::Add(xs)
+                }
+            }
             Op::Neg => Expr::Neg(Box::new(c(0)?)),
             Op::Mul => Expr::Mul(all(t)?),
             Op::Div if *t.sort() == Sort::Real => return Err(Unsupported("real division".into())),
@@ -394,7 +443,7 @@ impl Scope<'_> {
                     return Err(Unsupported(format!("read of a non-variable array in {t}")));
                 };
                 match &t.args()[1..] {
-                    [i] => Expr::Read1(slot, Box::new(self.compile(i)?)),
+                    [i] => Expr::Read1(slot, self.compile(i)?.into()),
                     [i, j] => Expr::Read2(slot, Box::new((self.compile(i)?, self.compile(j)?))),
                     _ => return Err(Unsupported("arrays of more than two dimensions".into())),
                 }
@@ -456,7 +505,7 @@ fn offset(e: Expr, k: i64) -> Expr {
     if k == 0 {
         e
     } else {
-        Expr::Add(vec![e, Expr::Const(k)])
+        Expr::Add2(e.into(), Arg::Const(k))
     }
 }
 
@@ -564,7 +613,8 @@ pub fn compile(sys: &System) -> Result<Program, Unsupported> {
         }
         let mut locals: HashMap<Term, usize> = t.values.iter().cloned().enumerate().map(|(i, v)| (v, i)).collect();
         let nvals = t.values.len();
-        let lits = conjuncts(&t.guard);
+        let mut lits = conjuncts(&t.guard);
+        lits.sort_by_cached_key(|l| l.to_string());
         let sc = scope(locals.clone());
         let mut values = vec![];
         for v in &t.values {
@@ -658,11 +708,21 @@ pub fn compile(sys: &System) -> Result<Program, Unsupported> {
     }
     // unsafe cubes: literals on scalars only come first (cheap rejection)
     let mut unsafe_ = vec![];
+    let mut unsafe_at = vec![false; by_pc.len()];
     for q in &sys.unsafe_ {
+        match dispatch.and_then(|(slot, lo, _)| pc_test(&q.lits, slot).map(|(_, n)| n - lo)) {
+            Some(k) => {
+                if let Some(b) = unsafe_at.get_mut(k as usize) {
+                    *b = true;
+                }
+            }
+            None => unsafe_at.iter_mut().for_each(|b| *b = true),
+        }
         if q.vars.iter().any(|z| occurs(z, &q.body())) {
             return Err(Unsupported("unsafe cubes whose index variables occur".into()));
         }
         let mut lits = q.lits.clone();
+        lits.sort_by_cached_key(|l| l.to_string());
         lits.sort_by_key(|l| crate::logic::collect(l, &|t: &Term| matches!(t.op(), Op::Select)).len());
         unsafe_.push(Expr::And(lits.iter().map(|l| top.compile(l)).collect::<Result<_, _>>()?));
     }
@@ -692,6 +752,7 @@ pub fn compile(sys: &System) -> Result<Program, Unsupported> {
         by_pc,
         others,
         unsafe_,
+        unsafe_at,
         constants,
     })
 }

@@ -380,6 +380,7 @@ pub fn replay(sys: &System, ex: &Execution) -> Result<Replayed, String> {
     let mut reads = env.reads.take().unwrap_or_default();
     let mut seen = BTreeSet::new();
     reads.retain(|(a, i, _)| seen.insert((a.id(), i.clone())));
+    reads.sort_by(|x, y| (x.0.to_string(), &x.1).cmp(&(y.0.to_string(), &y.1)));
     for (a, i, v) in &mut reads {
         let arr = &env.arrays[a];
         let mut key = [0i64; 2];

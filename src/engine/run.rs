@@ -127,6 +127,8 @@ struct Chooser<'a> {
     rng: Rng,
     counter: i64,
     constants: &'a [i64],
+    /// Choices made so far (values from a range of several, transitions among several enabled).
+    choices: u64,
     /// Chosen cells: array slot, index, value.
     cells: Vec<(usize, [i64; 2], i64)>,
 }
@@ -137,6 +139,7 @@ impl Chooser<'_> {
         if lo == hi {
             return lo;
         }
+        self.choices += 1;
         let (nlo, nhi) = (lo.max(i32::MIN as i64), hi.min(i32::MAX as i64));
         let (nlo, nhi) = if nlo <= nhi { (nlo, nhi) } else { (lo, hi) };
         let clamp = |v: i64| v.clamp(lo, hi);
@@ -308,9 +311,23 @@ fn unsafe_hit(prog: &Program, st: &mut State, ch: &mut Chooser) -> Result<Option
     Ok(None)
 }
 
-/// One run from a fresh initial state; the steps it executed.
-fn run_once(sys: &System, prog: &Program, mode: Mode, seed: u64, limit: u64, deadline: Option<Instant>) -> (End, u64) {
-    let mut ch = Chooser { mode, rng: Rng(seed), counter: 0, constants: &prog.constants, cells: vec![] };
+/// How one run went: its end, the steps it executed, the choices it made
+/// (none: every run from the same system does the same).
+struct Outcome {
+    end: End,
+    steps: u64,
+    choices: u64,
+}
+
+/// One run from a fresh initial state.
+fn run_once(sys: &System, prog: &Program, mode: Mode, seed: u64, limit: u64, deadline: Option<Instant>) -> Outcome {
+    let mut ch = Chooser { mode, rng: Rng(seed), counter: 0, constants: &prog.constants, choices: 0, cells: vec![] };
+    let (end, steps) = execute(sys, prog, &mut ch, limit, deadline);
+    Outcome { end, steps, choices: ch.choices }
+}
+
+/// Executes from a fresh initial state with the chooser's values.
+fn execute(sys: &System, prog: &Program, ch: &mut Chooser, limit: u64, deadline: Option<Instant>) -> (End, u64) {
     let arrays: Vec<Cells> = prog.array_init.iter().map(|(d, r)| Cells::new(*d, r.lo, r.hi)).collect();
     let mut st = State { scalars: vec![0; prog.scalar_terms.len()], arrays };
     let mut initial_ok = false;
@@ -320,7 +337,7 @@ fn run_once(sys: &System, prog: &Program, mode: Mode, seed: u64, limit: u64, dea
         }
         let mut ok = true;
         for c in &prog.init_check {
-            match st.eval(c, &[], &mut ch) {
+            match st.eval(c, &[], ch) {
                 Ok(0) => ok = false,
                 Ok(_) => {}
                 Err(f) => return (End::Fault(f), 0),
@@ -341,10 +358,16 @@ fn run_once(sys: &System, prog: &Program, mode: Mode, seed: u64, limit: u64, dea
     let mut rec = Record { steps: vec![], values: vec![] };
     let mut steps = 0u64;
     let end = 'run: loop {
-        match unsafe_hit(prog, &mut st, &mut ch) {
-            Ok(Some(cube)) => break 'run Ok(cube),
-            Ok(None) => {}
-            Err(f) => break 'run Err(End::Fault(f)),
+        let at = match prog.dispatch {
+            Some((slot, lo)) => st.scalars[slot].wrapping_sub(lo) as usize,
+            None => usize::MAX,
+        };
+        if prog.unsafe_at.get(at).copied().unwrap_or(prog.dispatch.is_none()) {
+            match unsafe_hit(prog, &mut st, ch) {
+                Ok(Some(cube)) => break 'run Ok(cube),
+                Ok(None) => {}
+                Err(f) => break 'run Err(End::Fault(f)),
+            }
         }
         if steps >= limit {
             break Err(End::Limit);
@@ -352,19 +375,16 @@ fn run_once(sys: &System, prog: &Program, mode: Mode, seed: u64, limit: u64, dea
         if steps & 0xffff == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
             break Err(End::Timeout);
         }
-        let cands: &[usize] = match prog.dispatch {
-            Some((slot, lo)) => {
-                let k = st.scalars[slot].wrapping_sub(lo);
-                prog.by_pc.get(k as usize).map(|v| v.as_slice()).unwrap_or(&[])
-            }
-            None => &[],
-        };
+        let cands: &[usize] = prog.by_pc.get(at).map(|v| v.as_slice()).unwrap_or(&[]);
         let mut count = 0u64;
         let mut pick = usize::MAX;
         for &t in cands.iter().chain(&prog.others) {
-            match enabled(prog, t, &mut st, &mut ch, &mut loc) {
+            match enabled(prog, t, &mut st, ch, &mut loc) {
                 Ok(true) => {
                     count += 1;
+                    if count > 1 {
+                        ch.choices += 1;
+                    }
                     if count == 1 || ch.rng.next() % count == 0 {
                         pick = t;
                         let n = prog.steps[t].values.len();
@@ -378,7 +398,7 @@ fn run_once(sys: &System, prog: &Program, mode: Mode, seed: u64, limit: u64, dea
         if count == 0 {
             break Err(End::Stuck);
         }
-        if let Err(f) = apply(prog, pick, &mut st, &mut ch, &mut chosen, &mut news, &mut writes) {
+        if let Err(f) = apply(prog, pick, &mut st, ch, &mut chosen, &mut news, &mut writes) {
             break Err(End::Fault(f));
         }
         steps += 1;
@@ -425,14 +445,20 @@ pub fn search(sys: &System, opts: &Options) -> Result<Summary, Unsupported> {
     let mut sum =
         Summary { found: None, runs: 0, steps: 0, limit: 0, faults: 0, fault: None, timed_out: false, time: Duration::ZERO };
     let mut limit = opts.max_steps.min(1 << 20);
+    // a run that made no choice is the only run there is
+    let mut deterministic = false;
     loop {
         sum.limit = limit;
         for mode in Mode::ALL {
+            if deterministic && mode != Mode::ALL[0] {
+                continue;
+            }
             let seed = opts.seed.wrapping_add((sum.runs as u64).wrapping_mul(0x2545_f491_4f6c_dd1d));
-            let (end, steps) = run_once(sys, &prog, mode, seed, limit, deadline);
+            let out = run_once(sys, &prog, mode, seed, limit, deadline);
             sum.runs += 1;
-            sum.steps += steps;
-            match end {
+            sum.steps += out.steps;
+            deterministic |= out.choices == 0;
+            match out.end {
                 End::Found(execution) => {
                     sum.found = Some(Found { execution, run: sum.runs - 1, mode });
                     sum.time = start.elapsed();
@@ -446,6 +472,10 @@ pub fn search(sys: &System, opts: &Options) -> Result<Summary, Unsupported> {
                 End::Fault(f) => {
                     sum.faults += 1;
                     sum.fault = Some(f);
+                }
+                End::Stuck if deterministic => {
+                    sum.time = start.elapsed();
+                    return Ok(sum);
                 }
                 End::Limit | End::Stuck => {}
             }
