@@ -19,10 +19,15 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Parse and type-check a model; print the system in canonical form.
+    /// Parse and type-check a model; print the system in canonical form
+    /// (for C programs and task files a summary, unless `--lowered`).
     Parse {
-        /// The model (MCMT `.in`/`.mcmt`, canonical `.arrax`).
+        /// The model (MCMT `.in`/`.mcmt`, Cubicle `.cub`, canonical `.arrax`,
+        /// C `.c`/`.i`, SV-COMP task `.yml`).
         file: PathBuf,
+        /// Print the lowered system of a C program in canonical form.
+        #[arg(long)]
+        lowered: bool,
     },
     /// Decide whether the model's unsafe states are reachable.
     Check(CheckArgs),
@@ -33,8 +38,12 @@ enum Command {
 
 #[derive(clap::Args)]
 struct CheckArgs {
-    /// The model (MCMT `.in`/`.mcmt`, canonical `.arrax`).
+    /// The model (MCMT `.in`/`.mcmt`, Cubicle `.cub`, canonical `.arrax`,
+    /// C `.c`/`.i`, SV-COMP task `.yml`).
     file: PathBuf,
+    /// Print `TRUE`, `FALSE` or `UNKNOWN` (SV-COMP's verdicts) as the first line.
+    #[arg(long)]
+    svcomp: bool,
     /// The engine.
     #[arg(long, value_enum, default_value_t = EngineArg::Bwd)]
     engine: EngineArg,
@@ -132,9 +141,25 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Parse { file } => match load(&file) {
+        Command::Parse { file, lowered } => match load(&file) {
             Ok(p) => {
-                print!("{}", frontend::canonical::print(&p.system));
+                let is_c = matches!(frontend::Format::of_path(&file), frontend::Format::C | frontend::Format::SvTask);
+                if is_c && !lowered {
+                    let s = &p.system;
+                    let locations = s.enums.first().and_then(|e| match &e.values {
+                        arrax::logic::EnumValues::Names(ns) => Some(ns.len()),
+                        _ => None,
+                    });
+                    println!(
+                        "{}: lowered to {} state variables, {} locations, {} transitions (print them with --lowered)",
+                        file.display(),
+                        s.vars.len(),
+                        locations.unwrap_or(0),
+                        s.transitions.len()
+                    );
+                } else {
+                    print!("{}", frontend::canonical::print(&p.system));
+                }
                 ExitCode::SUCCESS
             }
             Err(c) => c,
@@ -185,6 +210,16 @@ fn check(args: CheckArgs) -> ExitCode {
         postpone: !args.no_postpone,
     };
     let r = driver::check(sys, &opts);
+    if args.svcomp {
+        println!(
+            "{}",
+            match r.verdict {
+                Verdict::Safe => "TRUE",
+                Verdict::Unsafe => "FALSE",
+                Verdict::Unknown(_) => "UNKNOWN",
+            }
+        );
+    }
     let verdict_line = match (&r.verdict, &r.certification) {
         (Verdict::Safe, Certification::Uncertified(why)) => format!("SAFE (uncertified: {why})"),
         (Verdict::Safe, _) => "SAFE".to_string(),

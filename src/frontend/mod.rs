@@ -5,6 +5,7 @@ use crate::system::System;
 use std::fmt;
 use std::path::Path;
 
+pub mod c;
 pub mod canonical;
 pub mod cubicle;
 pub mod elab;
@@ -20,21 +21,28 @@ pub struct Diagnostic {
     pub col: usize,
     /// What is wrong.
     pub message: String,
+    /// The file the position refers to, when it is not the file given on
+    /// the command line (the program named by an SV-COMP task file).
+    pub file: Option<String>,
 }
 
 impl Diagnostic {
     /// A diagnostic at `line:col`.
     pub fn new(line: usize, col: usize, message: impl Into<String>) -> Self {
-        Diagnostic { line, col, message: message.into() }
+        Diagnostic { line, col, message: message.into(), file: None }
     }
     /// A diagnostic at a byte offset of `src`.
     pub fn at(src: &str, offset: usize, message: impl Into<String>) -> Self {
         let (line, col) = line_col(src, offset);
         Diagnostic::new(line, col, message)
     }
-    /// The `file:line:col: message` form.
+    /// The same diagnostic, located in another file.
+    pub fn in_file(self, file: &Path) -> Self {
+        Diagnostic { file: Some(file.display().to_string()), ..self }
+    }
+    /// The `file:line:col: message` form (`file` unless the diagnostic names its own).
     pub fn render(&self, file: &str) -> String {
-        format!("{}:{}:{}: {}", file, self.line, self.col, self.message)
+        format!("{}:{}:{}: {}", self.file.as_deref().unwrap_or(file), self.line, self.col, self.message)
     }
 }
 
@@ -70,6 +78,10 @@ pub enum Format {
     Canonical,
     /// Cubicle (`.cub`).
     Cubicle,
+    /// C programs (`.c`, preprocessed `.i`), lowered under ILP32.
+    C,
+    /// SV-COMP task files (`.yml`) naming a C program.
+    SvTask,
 }
 
 impl Format {
@@ -78,12 +90,15 @@ impl Format {
         match path.extension().and_then(|e| e.to_str()) {
             Some("arrax") => Format::Canonical,
             Some("cub") => Format::Cubicle,
+            Some("c" | "i") => Format::C,
+            Some("yml" | "yaml") => Format::SvTask,
             _ => Format::Mcmt,
         }
     }
 }
 
 /// Reads `src` in the given format. Binary input (NUL bytes) is reported at 1:1.
+/// A task file's program is looked up relative to the current folder.
 pub fn parse_str(src: &str, format: Format) -> Result<Parsed, Diagnostic> {
     if src.contains('\0') {
         return Err(Diagnostic::new(1, 1, "the input looks binary (it contains NUL bytes), not a text model"));
@@ -92,17 +107,32 @@ pub fn parse_str(src: &str, format: Format) -> Result<Parsed, Diagnostic> {
         Format::Mcmt => mcmt::parse(src),
         Format::Canonical => canonical::parse(src),
         Format::Cubicle => cubicle::parse(src),
+        Format::C => c::parse_program(src, c::DataModel::default()),
+        Format::SvTask => {
+            let task = c::svcomp::parse(src)?;
+            let csrc = read_text(&task.input).map_err(|d| d.in_file(&task.input))?;
+            c::parse_program(&csrc, task.data_model).map_err(|d| d.in_file(&task.input))
+        }
     }
+}
+
+/// The text of a file; reading errors and non-UTF-8 contents are reported at 1:1.
+pub fn read_text(path: &Path) -> Result<String, Diagnostic> {
+    let bytes =
+        std::fs::read(path).map_err(|e| Diagnostic::new(1, 1, format!("cannot read {}: {e}", path.display())))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        Diagnostic::new(1, 1, format!("the file is not UTF-8 text (invalid byte at offset {at}); is it binary?"))
+    })
 }
 
 /// Reads a file in the format its name suggests ([`Format::of_path`]).
 /// Reading errors and non-UTF-8 contents are reported at 1:1.
 pub fn parse_file(path: &Path) -> Result<Parsed, Diagnostic> {
-    let bytes =
-        std::fs::read(path).map_err(|e| Diagnostic::new(1, 1, format!("cannot read {}: {e}", path.display())))?;
-    let src = String::from_utf8(bytes).map_err(|e| {
-        let at = e.utf8_error().valid_up_to();
-        Diagnostic::new(1, 1, format!("the file is not UTF-8 text (invalid byte at offset {at}); is it binary?"))
-    })?;
-    parse_str(&src, Format::of_path(path))
+    let format = Format::of_path(path);
+    if format == Format::SvTask {
+        return c::svcomp::load(path);
+    }
+    let src = read_text(path)?;
+    parse_str(&src, format)
 }

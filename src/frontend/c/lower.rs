@@ -1,0 +1,487 @@
+//! Large-block encoding: from the control-flow automaton to an
+//! array-based system over integer indices.
+//!
+//! The cut points are the entry of `main`, the heads of loops (targets of
+//! the back edges of a depth-first search, so also `goto` targets that
+//! close a cycle), the error and the exit location. The program counter
+//! `pc` ranges over an enumeration of them (`l<line>`, `error`, `exit`).
+//! From every cut point the loop-free code up to the next cut points is
+//! executed symbolically, merging paths where they join: the path
+//! condition of a join is the common part of the incoming ones and the
+//! disjunction of the rest, and variables that differ get an `ite` on the
+//! first incoming path's own condition. So there is one transition per
+//! pair (cut point, next cut point), named `l12-l15`, whose guard is `pc =
+//! l12` and the merged path condition, and whose updates give `pc`, the
+//! changed scalars and the changed arrays (`λj. ite(j = i, v, a[j])`).
+//! Nondeterministic inputs are the transition's existential `values`,
+//! with their type's range in the guard.
+
+use super::cfa::{Arith, Cfa, Cmp, InitFact, Instr, LExpr, LValue, NodeId, Out};
+use crate::logic::{free_vars, EnumDef, EnumValues, Sort, Term};
+use crate::system::{IndexKind, Quantified, StateVar, System, Transition, Update};
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+/// The successors of a node.
+fn successors(out: &Out) -> Vec<NodeId> {
+    match out {
+        Out::Stop => vec![],
+        Out::Goto(n) | Out::Do(_, n) => vec![*n],
+        Out::Branch(_, t, f) => vec![*t, *f],
+    }
+}
+
+/// The cut points in order: entry, loop heads (by line), error, exit.
+fn cut_points(cfa: &Cfa) -> Vec<NodeId> {
+    // iterative depth-first search; an edge to a node on the stack is a back edge
+    let n = cfa.nodes.len();
+    let mut state = vec![0u8; n]; // 0 new, 1 on the stack, 2 done
+    let mut heads = HashSet::new();
+    let mut stack = vec![(cfa.entry, 0usize)];
+    state[cfa.entry] = 1;
+    while let Some((node, k)) = stack.pop() {
+        let succ = successors(&cfa.nodes[node].out);
+        if k < succ.len() {
+            stack.push((node, k + 1));
+            let m = succ[k];
+            match state[m] {
+                0 => {
+                    state[m] = 1;
+                    stack.push((m, 0));
+                }
+                1 => {
+                    heads.insert(m);
+                }
+                _ => {}
+            }
+        } else {
+            state[node] = 2;
+        }
+    }
+    let mut heads: Vec<NodeId> = heads.into_iter().filter(|h| ![cfa.entry, cfa.error, cfa.exit].contains(h)).collect();
+    heads.sort_by_key(|h| (cfa.nodes[*h].line, *h));
+    let mut out = vec![cfa.entry];
+    out.extend(heads);
+    out.extend([cfa.error, cfa.exit]);
+    out
+}
+
+/// A symbolic state: the path condition (a list of conjuncts) and the
+/// value of every program variable.
+#[derive(Clone)]
+struct State {
+    conds: Vec<Term>,
+    store: Vec<Term>,
+}
+
+impl State {
+    fn assume(&mut self, c: Term) {
+        match c.op() {
+            crate::logic::Op::And => self.conds.extend(c.args().iter().cloned()),
+            crate::logic::Op::Bool(true) => {}
+            _ => self.conds.push(c),
+        }
+    }
+    fn feasible(&self) -> bool {
+        !self.conds.iter().any(|c| c.as_bool() == Some(false))
+    }
+}
+
+/// Symbolic execution of the loop-free code after one cut point.
+struct Exec<'c> {
+    cfa: &'c Cfa,
+    /// The program variables' symbols.
+    vars: Vec<Term>,
+    /// The bound index variables of array updates.
+    js: Vec<Term>,
+    /// The nondeterministic values created so far (for this cut point).
+    values: Vec<Term>,
+    taken: HashSet<String>,
+    /// Whether the cut point is the entry (variables still hold their initial values).
+    from_entry: bool,
+}
+
+impl Exec<'_> {
+    fn fresh(&mut self, base: &str, lo: i64, hi: i64, s: &mut State) -> Term {
+        let mut name = base.to_string();
+        let mut k = 2;
+        while !self.taken.insert(name.clone()) {
+            name = format!("{base}_{k}");
+            k += 1;
+        }
+        let v = Term::var(&name, Sort::Int);
+        self.values.push(v.clone());
+        s.assume(Term::le(&Term::int(lo), &v));
+        s.assume(Term::le(&v, &Term::int(hi)));
+        v
+    }
+
+    /// `λj. ite(j = idx, v, a[j])`.
+    fn write(&self, a: &Term, idx: &[Term], v: &Term) -> Term {
+        let js = &self.js[..idx.len()];
+        let hit = Term::and(js.iter().zip(idx).map(|(j, i)| Term::eq(j, i)));
+        Term::lambda(js, &Term::ite(&hit, v, &Term::select(a, js)))
+    }
+
+    /// `ite(c, a, b)` for values of any sort (arrays pointwise).
+    fn choose(&self, c: &Term, a: &Term, b: &Term) -> Term {
+        if a == b {
+            return a.clone();
+        }
+        match a.sort().as_array() {
+            Some(s) => {
+                let js = &self.js[..s.index.len()];
+                Term::lambda(js, &Term::ite(c, &Term::select(a, js), &Term::select(b, js)))
+            }
+            None => Term::ite(c, a, b),
+        }
+    }
+
+    /// Joins two states reaching the same node.
+    fn merge(&self, a: State, b: State) -> State {
+        let in_b: HashSet<&Term> = b.conds.iter().collect();
+        let in_a: HashSet<&Term> = a.conds.iter().collect();
+        let common: Vec<Term> = a.conds.iter().filter(|c| in_b.contains(c)).cloned().collect();
+        let ra = Term::and(a.conds.iter().filter(|c| !in_b.contains(c)).cloned());
+        let rb = Term::and(b.conds.iter().filter(|c| !in_a.contains(c)).cloned());
+        let store = a.store.iter().zip(&b.store).map(|(x, y)| self.choose(&ra, x, y)).collect();
+        let mut s = State { conds: common, store };
+        s.assume(Term::or([ra, rb]));
+        s
+    }
+
+    /// Evaluates two alternatives from `s` and joins them under `c`.
+    fn branch(&mut self, s: &mut State, c: &Term, a: &LExpr, b: &LExpr, cur: Option<&Term>, as_bool: bool) -> Term {
+        let (mut sa, mut sb) = (s.clone(), s.clone());
+        let (va, vb) = if as_bool {
+            (self.boolean(&mut sa, a, cur), self.boolean(&mut sb, b, cur))
+        } else {
+            (self.int(&mut sa, a, cur), self.int(&mut sb, b, cur))
+        };
+        let known: HashSet<Term> = s.conds.iter().cloned().collect();
+        s.store = sa.store.iter().zip(&sb.store).map(|(x, y)| self.choose(c, x, y)).collect();
+        // only range facts of fresh inputs are added while evaluating
+        for t in sa.conds.into_iter().chain(sb.conds) {
+            if !known.contains(&t) {
+                s.conds.push(t);
+            }
+        }
+        Term::ite(c, &va, &vb)
+    }
+
+    /// The truth value of an expression.
+    fn boolean(&mut self, s: &mut State, e: &LExpr, cur: Option<&Term>) -> Term {
+        match e {
+            LExpr::Cmp(op, a, b) => {
+                let (x, y) = (self.int(s, a, cur), self.int(s, b, cur));
+                match op {
+                    Cmp::Lt => Term::lt(&x, &y),
+                    Cmp::Le => Term::le(&x, &y),
+                    Cmp::Eq => Term::eq(&x, &y),
+                    Cmp::Ne => Term::eq(&x, &y).not(),
+                }
+            }
+            LExpr::Not(a) => self.boolean(s, a, cur).not(),
+            LExpr::ToBool(a) => self.boolean(s, a, cur),
+            LExpr::And(a, b) => {
+                let x = self.boolean(s, a, cur);
+                self.branch(s, &x, b, &LExpr::Const(0), cur, true)
+            }
+            LExpr::Or(a, b) => {
+                let x = self.boolean(s, a, cur);
+                self.branch(s, &x, &LExpr::Const(1), b, cur, true)
+            }
+            LExpr::Const(c) => Term::bool(*c != 0),
+            _ => Term::eq(&self.int(s, e, cur), &Term::int(0)).not(),
+        }
+    }
+
+    /// The integer value of an expression; side effects change `s`.
+    fn int(&mut self, s: &mut State, e: &LExpr, cur: Option<&Term>) -> Term {
+        match e {
+            LExpr::Const(c) => Term::int(*c),
+            LExpr::Scalar(v) => s.store[*v].clone(),
+            LExpr::Current => cur.expect("a compound assignment's place").clone(),
+            LExpr::Read(v, idx) => {
+                let idx: Vec<Term> = idx.iter().map(|i| self.int(s, i, cur)).collect();
+                Term::select(&s.store[*v], &idx)
+            }
+            LExpr::Nondet(lo, hi, line) => self.fresh(&format!("nd!{line}"), *lo, *hi, s),
+            LExpr::Neg(a) => self.int(s, a, cur).neg(),
+            LExpr::Arith(op, a, b) => {
+                let (x, y) = (self.int(s, a, cur), self.int(s, b, cur));
+                let c = y.as_int().unwrap_or(1);
+                match op {
+                    Arith::Add => Term::add([x, y]),
+                    Arith::Sub => Term::sub(&x, &y),
+                    Arith::Mul => Term::mul([x, y]),
+                    Arith::FloorDiv => Term::div(&x, &y),
+                    Arith::EuclidRem => Term::modulo(&x, &y),
+                    Arith::Div => {
+                        // C division truncates towards zero
+                        let k = Term::int(c.abs());
+                        let nonneg = Term::le(&Term::int(0), &x);
+                        let q = Term::ite(&nonneg, &Term::div(&x, &k), &Term::div(&x.neg(), &k).neg());
+                        if c < 0 {
+                            q.neg()
+                        } else {
+                            q
+                        }
+                    }
+                    Arith::Rem => {
+                        // the remainder takes the dividend's sign
+                        let k = Term::int(c.abs());
+                        let nonneg = Term::le(&Term::int(0), &x);
+                        Term::ite(&nonneg, &Term::modulo(&x, &k), &Term::modulo(&x.neg(), &k).neg())
+                    }
+                }
+            }
+            LExpr::Wrap(bits, a) => Term::modulo(&self.int(s, a, cur), &Term::int(1i64 << bits)),
+            LExpr::Ite(c, a, b) => {
+                let c = self.boolean(s, c, cur);
+                self.branch(s, &c, a, b, cur, false)
+            }
+            LExpr::Cmp(..) | LExpr::Not(_) | LExpr::ToBool(_) | LExpr::And(..) | LExpr::Or(..) => {
+                let b = self.boolean(s, e, cur);
+                Term::ite(&b, &Term::int(1), &Term::int(0))
+            }
+            LExpr::Assign { lv, value, post } => match lv {
+                LValue::Scalar(v) => {
+                    let old = s.store[*v].clone();
+                    let new = self.int(s, value, Some(&old));
+                    s.store[*v] = new.clone();
+                    if *post {
+                        old
+                    } else {
+                        new
+                    }
+                }
+                LValue::Elem(v, idx) => {
+                    let idx: Vec<Term> = idx.iter().map(|i| self.int(s, i, cur)).collect();
+                    let old = Term::select(&s.store[*v], &idx);
+                    let new = self.int(s, value, Some(&old));
+                    s.store[*v] = self.write(&s.store[*v], &idx, &new);
+                    if *post {
+                        old
+                    } else {
+                        new
+                    }
+                }
+            },
+        }
+    }
+
+    fn exec(&mut self, s: &mut State, i: &Instr) {
+        match i {
+            Instr::Eval(e) => {
+                self.int(s, e, None);
+            }
+            Instr::Havoc(v) => {
+                if !(self.from_entry && s.store[*v] == self.vars[*v]) {
+                    let var = &self.cfa.vars[*v];
+                    let (lo, hi) = var.range;
+                    s.store[*v] = self.fresh(&format!("{}!", var.name), lo, hi, s);
+                }
+            }
+            Instr::InitArray(v, vals, size) => {
+                let vals: Vec<Term> = vals.iter().map(|e| self.int(s, e, None)).collect();
+                let j = &self.js[0];
+                let old = Term::select(&s.store[*v], std::slice::from_ref(j));
+                let mut body = match size {
+                    Some(n) => {
+                        let inside = Term::and([Term::le(&Term::int(0), j), Term::lt(j, &Term::int(*n))]);
+                        Term::ite(&inside, &Term::int(0), &old)
+                    }
+                    None => old,
+                };
+                for (k, val) in vals.iter().enumerate().rev() {
+                    body = Term::ite(&Term::eq(j, &Term::int(k as i64)), val, &body);
+                }
+                s.store[*v] = Term::lambda(std::slice::from_ref(j), &body);
+            }
+        }
+    }
+}
+
+/// Lowers the automaton into a system (see the module documentation).
+pub fn lower(cfa: &Cfa) -> System {
+    let cuts = cut_points(cfa);
+    let mut names: Vec<String> = vec![];
+    let mut used: HashMap<String, usize> = HashMap::new();
+    for &c in &cuts {
+        let base = if c == cfa.error {
+            "error".to_string()
+        } else if c == cfa.exit {
+            "exit".to_string()
+        } else {
+            format!("l{}", cfa.nodes[c].line)
+        };
+        let k = used.entry(base.clone()).or_insert(0);
+        *k += 1;
+        names.push(if *k == 1 { base } else { format!("{base}_{k}") });
+    }
+    let def = Rc::new(EnumDef { name: "loc".into(), values: EnumValues::Names(names.iter().map(|n| n.as_str().into()).collect()) });
+    let loc = Sort::Enum(def.clone());
+    let at = |c: NodeId| Term::enum_const(loc.clone(), cuts.iter().position(|x| *x == c).expect("a cut point") as i64);
+    let pc = Term::var("pc", loc.clone());
+    let vars: Vec<Term> = cfa
+        .vars
+        .iter()
+        .map(|v| match v.dims {
+            0 => Term::var(&v.name, Sort::Int),
+            d => Term::var(&v.name, Sort::array(vec![Sort::Int; d], Sort::Int)),
+        })
+        .collect();
+    let mut sys = System { index: Some(IndexKind::Int), enums: vec![def.clone()], ..System::default() };
+    sys.vars.push(StateVar { term: pc.clone(), is_array: false });
+    for (t, v) in vars.iter().zip(&cfa.vars) {
+        sys.vars.push(StateVar { term: t.clone(), is_array: v.dims > 0 });
+    }
+    // initial states
+    let mut lits = vec![Term::eq(&pc, &at(cfa.entry))];
+    let x = [Term::var("x!", Sort::Int), Term::var("y!", Sort::Int)];
+    let mut globals = HashSet::new();
+    let mut quantified = vec![];
+    for f in &cfa.initial {
+        match f {
+            InitFact::Scalar(v, c) => {
+                globals.insert(*v);
+                lits.push(Term::eq(&vars[*v], &Term::int(*c)));
+            }
+            InitFact::Array(v, values) => {
+                globals.insert(*v);
+                let xs = &x[..cfa.vars[*v].dims];
+                let cell = Term::select(&vars[*v], xs);
+                let mut qlits = vec![];
+                for (k, c) in values.iter().enumerate() {
+                    qlits.push(Term::or([Term::eq(&xs[0], &Term::int(k as i64)).not(), Term::eq(&cell, &Term::int(*c))]));
+                }
+                let listed = (0..values.len()).map(|k| Term::eq(&xs[0], &Term::int(k as i64)));
+                qlits.push(Term::or(listed.chain([Term::eq(&cell, &Term::int(0))])));
+                quantified.push(Quantified { vars: xs.to_vec(), lits: qlits });
+            }
+        }
+    }
+    for (i, v) in cfa.vars.iter().enumerate() {
+        if v.dims == 0 && !globals.contains(&i) {
+            lits.push(Term::le(&Term::int(v.range.0), &vars[i]));
+            lits.push(Term::le(&vars[i], &Term::int(v.range.1)));
+        }
+    }
+    sys.initial.push(Quantified { vars: vec![], lits });
+    sys.initial.extend(quantified);
+    sys.unsafe_.push(Quantified { vars: vec![], lits: vec![Term::eq(&pc, &at(cfa.error))] });
+    // transitions
+    let is_cut: HashSet<NodeId> = cuts.iter().copied().collect();
+    let js = vec![Term::var("j!", Sort::Int), Term::var("k!", Sort::Int)];
+    for (ci, &c) in cuts.iter().enumerate() {
+        if c == cfa.error || c == cfa.exit {
+            continue;
+        }
+        let mut ex = Exec { cfa, vars: vars.clone(), js: js.clone(), values: vec![], taken: HashSet::new(), from_entry: c == cfa.entry };
+        let targets = ex.region(c, &is_cut);
+        for (t, s) in targets {
+            let ti = cuts.iter().position(|x| *x == t).expect("a cut point");
+            let mut guard = vec![Term::eq(&pc, &at(c))];
+            guard.extend(s.conds.iter().cloned());
+            let guard = Term::and(guard);
+            let mut updates = vec![];
+            if t != c {
+                updates.push(Update { var: 0, value: at(t) });
+            }
+            if t != cfa.error && t != cfa.exit {
+                for (i, v) in s.store.iter().enumerate() {
+                    if *v != vars[i] {
+                        updates.push(Update { var: i + 1, value: v.clone() });
+                    }
+                }
+            }
+            let mut occurring: HashSet<Term> = free_vars(&guard).into_iter().collect();
+            for u in &updates {
+                occurring.extend(free_vars(&u.value));
+            }
+            let values = ex.values.iter().filter(|v| occurring.contains(v)).cloned().collect();
+            sys.transitions.push(Transition {
+                name: format!("{}-{}", names[ci], names[ti]),
+                params: vec![],
+                values,
+                guard,
+                uguard: None,
+                updates,
+            });
+        }
+    }
+    sys
+}
+
+impl Exec<'_> {
+    /// Executes everything reachable from cut point `c` up to the next cut
+    /// points; returns the state reaching each of them, in order of arrival.
+    fn region(&mut self, c: NodeId, is_cut: &HashSet<NodeId>) -> Vec<(NodeId, State)> {
+        let cfa = self.cfa;
+        let nodes = &cfa.nodes;
+        // a topological order of the region (cut points end it, so it has no cycle)
+        let mut post = vec![];
+        let mut seen = HashSet::from([c]);
+        let mut stack = vec![(c, 0usize)];
+        while let Some((n, k)) = stack.pop() {
+            let succ = successors(&nodes[n].out);
+            if k < succ.len() {
+                stack.push((n, k + 1));
+                let m = succ[k];
+                if !is_cut.contains(&m) && seen.insert(m) {
+                    stack.push((m, 0));
+                }
+            } else {
+                post.push(n);
+            }
+        }
+        let start = State { conds: vec![], store: self.vars.clone() };
+        let mut states: HashMap<NodeId, State> = HashMap::from([(c, start)]);
+        let mut targets: Vec<(NodeId, State)> = vec![];
+        for &n in post.iter().rev() {
+            let Some(s) = states.remove(&n) else { continue };
+            let mut s = s;
+            let outs: Vec<(NodeId, State)> = match &nodes[n].out {
+                Out::Stop => vec![],
+                Out::Goto(m) => vec![(*m, s)],
+                Out::Do(i, m) => {
+                    self.exec(&mut s, i);
+                    vec![(*m, s)]
+                }
+                Out::Branch(e, t, f) => {
+                    let cond = self.boolean(&mut s, e, None);
+                    let mut st = s.clone();
+                    st.assume(cond.clone());
+                    s.assume(cond.not());
+                    vec![(*t, st), (*f, s)]
+                }
+            };
+            for (m, s2) in outs {
+                if !s2.feasible() {
+                    continue;
+                }
+                let slot = if is_cut.contains(&m) {
+                    match targets.iter().position(|(t, _)| *t == m) {
+                        Some(k) => &mut targets[k].1,
+                        None => {
+                            targets.push((m, s2));
+                            continue;
+                        }
+                    }
+                } else {
+                    match states.get_mut(&m) {
+                        Some(old) => old,
+                        None => {
+                            states.insert(m, s2);
+                            continue;
+                        }
+                    }
+                };
+                let old = std::mem::replace(slot, State { conds: vec![], store: vec![] });
+                *slot = self.merge(old, s2);
+            }
+        }
+        targets
+    }
+}
