@@ -279,6 +279,140 @@ impl State {
     }
 }
 
+impl State {
+    fn arg_partial(&mut self, a: &Arg, unknown: &[usize], o: &mut impl CellOracle) -> Result<Option<i64>, Fault> {
+        match a {
+            Arg::Const(n) => Ok(Some(*n)),
+            Arg::Scalar(s) => Ok((!unknown.contains(s)).then(|| self.scalars[*s])),
+            Arg::Local(_) => Ok(None),
+            Arg::Expr(e) => self.eval_partial(e, unknown, o),
+        }
+    }
+
+    /// Evaluates with the scalars in `unknown` (and every local) unknown:
+    /// `None` when the value may depend on them. An `ite` whose condition
+    /// is unknown has a value when both branches have the same one;
+    /// conjunctions and disjunctions when a known argument decides them.
+    pub fn eval_partial(&mut self, e: &Expr, unknown: &[usize], o: &mut impl CellOracle) -> Result<Option<i64>, Fault> {
+        Ok(match e {
+            Expr::Const(n) => Some(*n),
+            Expr::Scalar(s) => (!unknown.contains(s)).then(|| self.scalars[*s]),
+            Expr::Local(_) => None,
+            Expr::Read1(a, i) => match self.arg_partial(i, unknown, o)? {
+                Some(i) => Some(self.arrays[*a].read(*a, [i, 0], o)),
+                None => None,
+            },
+            Expr::Read2(a, ij) => match (self.eval_partial(&ij.0, unknown, o)?, self.eval_partial(&ij.1, unknown, o)?) {
+                (Some(i), Some(j)) => Some(self.arrays[*a].read(*a, [i, j], o)),
+                _ => None,
+            },
+            Expr::Not(x) => self.eval_partial(x, unknown, o)?.map(|v| 1 - v),
+            Expr::And(xs) | Expr::Or(xs) => {
+                let decisive = if matches!(e, Expr::And(_)) { 0 } else { 1 };
+                let mut all = true;
+                for x in xs {
+                    match self.eval_partial(x, unknown, o)? {
+                        Some(v) if v == decisive => return Ok(Some(decisive)),
+                        Some(_) => {}
+                        None => all = false,
+                    }
+                }
+                all.then_some(1 - decisive)
+            }
+            Expr::Ite(cte) => match self.eval_partial(&cte.0, unknown, o)? {
+                Some(c) => self.eval_partial(if c != 0 { &cte.1 } else { &cte.2 }, unknown, o)?,
+                None => {
+                    let (a, b) = (self.eval_partial(&cte.1, unknown, o)?, self.eval_partial(&cte.2, unknown, o)?);
+                    if a.is_some() && a == b {
+                        a
+                    } else {
+                        None
+                    }
+                }
+            },
+            Expr::Eq(a, b) | Expr::Lt(a, b) | Expr::Le(a, b) | Expr::Add2(a, b) => {
+                let (Some(x), Some(y)) = (self.arg_partial(a, unknown, o)?, self.arg_partial(b, unknown, o)?) else {
+                    return Ok(None);
+                };
+                Some(match e {
+                    Expr::Eq(..) => (x == y) as i64,
+                    Expr::Lt(..) => (x < y) as i64,
+                    Expr::Le(..) => (x <= y) as i64,
+                    _ => x.checked_add(y).ok_or(Fault::Overflow)?,
+                })
+            }
+            Expr::Add(xs) | Expr::Mul(xs) => {
+                let add = matches!(e, Expr::Add(_));
+                let mut acc = if add { 0i64 } else { 1 };
+                for x in xs {
+                    let Some(v) = self.eval_partial(x, unknown, o)? else { return Ok(None) };
+                    acc = if add { acc.checked_add(v) } else { acc.checked_mul(v) }.ok_or(Fault::Overflow)?;
+                }
+                Some(acc)
+            }
+            Expr::Neg(x) => match self.eval_partial(x, unknown, o)? {
+                Some(v) => Some(v.checked_neg().ok_or(Fault::Overflow)?),
+                None => None,
+            },
+            Expr::Div(ab) | Expr::Mod(ab) => {
+                let (Some(x), Some(y)) = (self.eval_partial(&ab.0, unknown, o)?, self.eval_partial(&ab.1, unknown, o)?) else {
+                    return Ok(None);
+                };
+                if y == 0 {
+                    return Err(Fault::DivByZero);
+                }
+                let r = if matches!(e, Expr::Div(_)) { x.checked_div_euclid(y) } else { x.checked_rem_euclid(y) };
+                Some(r.ok_or(Fault::Overflow)?)
+            }
+        })
+    }
+}
+
+impl Expr {
+    /// Whether the expression reads one of these scalar slots or a local.
+    pub fn mentions(&self, slots: &[usize]) -> bool {
+        let arg = |a: &Arg| match a {
+            Arg::Const(_) => false,
+            Arg::Scalar(s) => slots.contains(s),
+            Arg::Local(_) => true,
+            Arg::Expr(e) => e.mentions(slots),
+        };
+        match self {
+            Expr::Const(_) => false,
+            Expr::Scalar(s) => slots.contains(s),
+            Expr::Local(_) => true,
+            Expr::Read1(_, i) => arg(i),
+            Expr::Read2(_, ij) | Expr::Div(ij) | Expr::Mod(ij) => ij.0.mentions(slots) || ij.1.mentions(slots),
+            Expr::Not(x) | Expr::Neg(x) => x.mentions(slots),
+            Expr::And(xs) | Expr::Or(xs) | Expr::Add(xs) | Expr::Mul(xs) => xs.iter().any(|x| x.mentions(slots)),
+            Expr::Ite(cte) => cte.0.mentions(slots) || cte.1.mentions(slots) || cte.2.mentions(slots),
+            Expr::Eq(a, b) | Expr::Lt(a, b) | Expr::Le(a, b) | Expr::Add2(a, b) => arg(a) || arg(b),
+        }
+    }
+
+    /// Whether the expression is affine in these scalar slots (sums,
+    /// negations, products with at most one factor mentioning them, and
+    /// subexpressions not mentioning them).
+    pub fn affine_in(&self, slots: &[usize]) -> bool {
+        if !self.mentions(slots) {
+            return true;
+        }
+        let arg = |a: &Arg| match a {
+            Arg::Expr(e) => e.affine_in(slots),
+            Arg::Local(_) => false,
+            _ => true,
+        };
+        match self {
+            Expr::Scalar(_) => true,
+            Expr::Add2(a, b) => arg(a) && arg(b),
+            Expr::Add(xs) => xs.iter().all(|x| x.affine_in(slots)),
+            Expr::Neg(x) => x.affine_in(slots),
+            Expr::Mul(xs) => xs.iter().filter(|x| x.mentions(slots)).count() == 1 && xs.iter().all(|x| x.affine_in(slots)),
+            _ => false,
+        }
+    }
+}
+
 /// The range of values of a sort (Booleans 0..=1, enumerations their
 /// range, integers unbounded).
 pub fn sort_range(s: &Sort) -> Result<(i64, i64), Unsupported> {

@@ -158,3 +158,24 @@ fn loops_are_summarised_as_repeated_cycles() {
     let steps = vec![(0, 3), (1, 1), (2, 1), (1, 1), (2, 1), (1, 1), (2, 1), (3, 1)];
     assert_eq!(summarise(&steps), vec![(vec![0], 3), (vec![1, 2], 3), (vec![3], 1)]);
 }
+
+#[test]
+fn self_loops_are_accelerated_and_replayed_in_closed_form() {
+    let sys = data("nested.mcmt");
+    let r = run(&sys);
+    assert_eq!(r.verdict, Verdict::Unsafe, "{:?}", r.notes);
+    let good = r.execution.unwrap();
+    assert_eq!(good.len(), 450_045_001);
+    let rep = replay(&sys, &good).unwrap();
+    assert!(rep.accelerated > 400_000_000, "{}", rep.accelerated);
+    // the longest inner loop, one iteration too many or too few
+    let (pos, _) = good.steps.iter().enumerate().max_by_key(|(_, s)| s.1).unwrap();
+    let mut ex = good.clone();
+    ex.steps[pos].1 += 1;
+    let e = replay(&sys, &ex).unwrap_err();
+    assert!(e.contains("guard of inner does not hold"), "{e}");
+    let mut ex = good;
+    ex.steps[pos].1 -= 1;
+    let e = replay(&sys, &ex).unwrap_err();
+    assert!(e.contains("guard of inner_done does not hold"), "{e}");
+}

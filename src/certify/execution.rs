@@ -15,6 +15,16 @@
 //!   with those equalities false is `a[j̄]` (no other cell changes);
 //! - the final state against the unsafe cube, its variables bound to the
 //!   recorded pairwise distinct values.
+//!
+//! A run of `n` repetitions of one transition is replayed at once when the
+//! transition has no nondeterministic values and no array update, its
+//! updates are counters `c := c + d` and updates that a three-valued
+//! evaluation (counters unknown) shows to leave their scalar unchanged,
+//! and every guard conjunct is either true whatever the counters or an
+//! affine comparison of the counters (`≤`, `<`, `=`, negated `≤`, `<`):
+//! such a conjunct holds at every iteration when it holds at the first and
+//! the last (its truth set is an interval), and nothing else changes.
+//! Otherwise the run is replayed step by step.
 
 use crate::engine::Execution;
 use crate::logic::{collect, occurs, substitute, Op, Sort, Term};
@@ -26,6 +36,8 @@ use std::collections::{BTreeSet, HashMap};
 pub struct Replayed {
     /// Steps replayed.
     pub steps: u64,
+    /// Of those, steps replayed in closed form (self-loop repetitions).
+    pub accelerated: u64,
     /// The final value of every scalar state variable and rigid constant.
     pub scalars: Vec<(Term, i64)>,
     /// Array cells read by the last steps and the unsafe cube: array, index, final value.
@@ -156,6 +168,150 @@ impl Env {
     fn holds(&mut self, t: &Term) -> Result<bool, String> {
         Ok(self.eval(t)? != 0)
     }
+
+    /// Three-valued evaluation: `None` when the value may depend on the
+    /// `unknown` symbols.
+    fn partial(&mut self, t: &Term, unknown: &[Term]) -> Result<Option<i64>, String> {
+        let a = t.args();
+        if !unknown.iter().any(|u| occurs(u, t)) {
+            return Ok(Some(self.eval(t)?));
+        }
+        Ok(match t.op() {
+            Op::Var(_) => None,
+            Op::Not => self.partial(&a[0], unknown)?.map(|v| (v == 0) as i64),
+            Op::And | Op::Or => {
+                let decisive = if matches!(t.op(), Op::And) { 0 } else { 1 };
+                let mut all = true;
+                for x in a {
+                    match self.partial(x, unknown)? {
+                        Some(v) if (v != 0) as i64 == decisive => return Ok(Some(decisive)),
+                        Some(_) => {}
+                        None => all = false,
+                    }
+                }
+                all.then_some(1 - decisive)
+            }
+            Op::Ite => match self.partial(&a[0], unknown)? {
+                Some(c) => self.partial(if c != 0 { &a[1] } else { &a[2] }, unknown)?,
+                None => {
+                    let (x, y) = (self.partial(&a[1], unknown)?, self.partial(&a[2], unknown)?);
+                    if x.is_some() && x == y {
+                        x
+                    } else {
+                        None
+                    }
+                }
+            },
+            // any other operator with an unknown argument is unknown
+            _ => None,
+        })
+    }
+}
+
+/// The increment `d` when `value` is `x + d` for a literal `d ≠ 0`.
+fn increment(value: &Term, x: &Term) -> Option<i64> {
+    match (value.op(), value.args()) {
+        (Op::Add, [p, q]) => {
+            let (d, y) = if p.as_int().is_some() { (p, q) } else { (q, p) };
+            (y == x).then(|| d.as_int()).flatten().filter(|d| *d != 0)
+        }
+        _ => None,
+    }
+}
+
+/// Whether `t` is affine in the counters.
+fn affine(t: &Term, counters: &[Term]) -> bool {
+    if !counters.iter().any(|c| occurs(c, t)) || counters.contains(t) {
+        return true;
+    }
+    let mentions = |x: &Term| counters.iter().any(|c| occurs(c, x));
+    match t.op() {
+        Op::Add => t.args().iter().all(|x| affine(x, counters)),
+        Op::Neg => affine(&t.args()[0], counters),
+        Op::Mul => t.args().iter().filter(|x| mentions(x)).count() == 1 && t.args().iter().all(|x| affine(x, counters)),
+        _ => false,
+    }
+}
+
+/// Whether `g` is a comparison (`≤`, `<`, `=`, negated `≤`, `<`) of affine terms.
+fn affine_comparison(g: &Term, counters: &[Term]) -> bool {
+    let atom = match g.op() {
+        Op::Not if matches!(g.args()[0].op(), Op::Lt | Op::Le) => &g.args()[0],
+        _ => g,
+    };
+    matches!(atom.op(), Op::Eq | Op::Lt | Op::Le)
+        && atom.args()[0].sort().is_int_like()
+        && atom.args().iter().all(|x| affine(x, counters))
+}
+
+/// Replays `reps` repetitions of `t` at once (see the module comment);
+/// `Ok(false)` when `t` does not qualify here, an error when an iteration's
+/// guard fails.
+fn accelerate(env: &mut Env, sys: &System, t: &crate::system::Transition, reps: u64, first: u64) -> Result<bool, String> {
+    if reps < 2 || !t.values.is_empty() || !t.params.is_empty() || t.uguard.is_some() {
+        return Ok(false);
+    }
+    let mut counters = vec![];
+    let mut steps = vec![];
+    let mut others = vec![];
+    for u in &t.updates {
+        let sv = &sys.vars[u.var];
+        if sv.is_array {
+            return Ok(false);
+        }
+        match increment(&u.value, &sv.term) {
+            Some(d) => {
+                counters.push(sv.term.clone());
+                steps.push(d);
+            }
+            None => others.push((sv.term.clone(), u.value.clone())),
+        }
+    }
+    if counters.is_empty() {
+        return Ok(false);
+    }
+    for (x, e) in &others {
+        if env.partial(e, &counters)? != Some(env.vals[x]) {
+            return Ok(false);
+        }
+    }
+    let conj = match t.guard.op() {
+        Op::And => t.guard.args().to_vec(),
+        _ => vec![t.guard.clone()],
+    };
+    let mut cmp = vec![];
+    for g in conj {
+        if env.partial(&g, &counters)? == Some(1) {
+            continue;
+        }
+        if !affine_comparison(&g, &counters) {
+            return Ok(false);
+        }
+        cmp.push(g);
+    }
+    let start: Vec<i64> = counters.iter().map(|c| env.vals[c]).collect();
+    let at = |k: u64| -> Result<Vec<i64>, String> {
+        start
+            .iter()
+            .zip(&steps)
+            .map(|(c0, d)| i64::try_from(k).ok().and_then(|k| k.checked_mul(*d)).and_then(|x| x.checked_add(*c0)).ok_or_else(overflow))
+            .collect()
+    };
+    for k in [0, reps - 1] {
+        for (c, v) in counters.iter().zip(at(k)?) {
+            env.vals.insert(c.clone(), v);
+        }
+        for g in &cmp {
+            if !env.holds(g)? {
+                return Err(format!("step {}: the guard of {} does not hold", first + k, t.name));
+            }
+        }
+    }
+    for (c, v) in counters.iter().zip(at(reps)?) {
+        let v = in_range(&c.to_string(), v, c.sort())?;
+        env.vals.insert(c.clone(), v);
+    }
+    Ok(true)
 }
 
 /// The points where `λ js. body` may differ from `a[js]`, per dimension;
@@ -297,11 +453,17 @@ pub fn replay(sys: &System, ex: &Execution) -> Result<Replayed, String> {
     let total = ex.len();
     let mut cursor = 0usize;
     let mut k = 0u64;
+    let mut accelerated = 0;
     let mut point_cache: HashMap<Term, Vec<Vec<Term>>> = HashMap::new();
     for &(ti, reps) in &ex.steps {
         let t = sys.transitions.get(ti).ok_or("a step names no transition")?;
         if !t.params.is_empty() || t.uguard.is_some() {
             return Err(format!("transition {} has parameters or a universal guard: not replayed here", t.name));
+        }
+        if total - k - reps >= LAST_STEPS && accelerate(&mut env, sys, t, reps, k + 1)? {
+            k += reps;
+            accelerated += reps;
+            continue;
         }
         for _ in 0..reps {
             k += 1;
@@ -389,5 +551,5 @@ pub fn replay(sys: &System, ex: &Execution) -> Result<Replayed, String> {
     }
     let scalars =
         sys.vars.iter().filter(|v| !v.is_array).map(|v| &v.term).chain(&sys.consts).map(|t| (t.clone(), env.vals[t])).collect();
-    Ok(Replayed { steps: total, scalars, reads })
+    Ok(Replayed { steps: total, accelerated, scalars, reads })
 }

@@ -2,6 +2,7 @@
 //! way and ends with an [`Outcome`]; engines never parse and reach solvers
 //! only through [`crate::smt`].
 
+pub mod accel;
 pub mod bwd;
 pub mod run;
 

@@ -7,6 +7,7 @@
 //! state reached gives an [`Execution`], which the caller replays with the
 //! independent checker; no error found is never a proof of safety.
 
+use super::accel::{self, Loop};
 use super::{ArrayContent, Execution};
 use crate::exec::{compile, CellOracle, Cells, Fault, Program, State, Unsupported};
 use crate::system::System;
@@ -82,8 +83,10 @@ pub struct Summary {
     pub found: Option<Found>,
     /// Runs started.
     pub runs: usize,
-    /// Steps executed over all runs.
+    /// Steps executed over all runs (accelerated ones included).
     pub steps: u64,
+    /// Of those, steps done by accelerating self-loops.
+    pub accelerated: u64,
     /// The largest per-run step limit used.
     pub limit: u64,
     /// Runs abandoned on an arithmetic fault (overflow, division by zero, range).
@@ -97,9 +100,9 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// Executed steps per second.
+    /// Steps executed one by one per second.
     pub fn steps_per_sec(&self) -> f64 {
-        self.steps as f64 / self.time.as_secs_f64().max(1e-9)
+        (self.steps - self.accelerated) as f64 / self.time.as_secs_f64().max(1e-9)
     }
 }
 
@@ -316,18 +319,19 @@ fn unsafe_hit(prog: &Program, st: &mut State, ch: &mut Chooser) -> Result<Option
 struct Outcome {
     end: End,
     steps: u64,
+    accelerated: u64,
     choices: u64,
 }
 
 /// One run from a fresh initial state.
-fn run_once(sys: &System, prog: &Program, mode: Mode, seed: u64, limit: u64, deadline: Option<Instant>) -> Outcome {
+fn run_once(sys: &System, prog: &Program, loops: &[Option<Loop>], mode: Mode, seed: u64, limit: u64, deadline: Option<Instant>) -> Outcome {
     let mut ch = Chooser { mode, rng: Rng(seed), counter: 0, constants: &prog.constants, choices: 0, cells: vec![] };
-    let (end, steps) = execute(sys, prog, &mut ch, limit, deadline);
-    Outcome { end, steps, choices: ch.choices }
+    let (end, steps, accelerated) = execute(sys, prog, loops, &mut ch, limit, deadline);
+    Outcome { end, steps, accelerated, choices: ch.choices }
 }
 
 /// Executes from a fresh initial state with the chooser's values.
-fn execute(sys: &System, prog: &Program, ch: &mut Chooser, limit: u64, deadline: Option<Instant>) -> (End, u64) {
+fn execute(sys: &System, prog: &Program, loops: &[Option<Loop>], ch: &mut Chooser, limit: u64, deadline: Option<Instant>) -> (End, u64, u64) {
     let arrays: Vec<Cells> = prog.array_init.iter().map(|(d, r)| Cells::new(*d, r.lo, r.hi)).collect();
     let mut st = State { scalars: vec![0; prog.scalar_terms.len()], arrays };
     let mut initial_ok = false;
@@ -340,7 +344,7 @@ fn execute(sys: &System, prog: &Program, ch: &mut Chooser, limit: u64, deadline:
             match st.eval(c, &[], ch) {
                 Ok(0) => ok = false,
                 Ok(_) => {}
-                Err(f) => return (End::Fault(f), 0),
+                Err(f) => return (End::Fault(f), 0, 0),
             }
         }
         if ok {
@@ -349,7 +353,7 @@ fn execute(sys: &System, prog: &Program, ch: &mut Chooser, limit: u64, deadline:
         }
     }
     if !initial_ok {
-        return (End::Stuck, 0);
+        return (End::Stuck, 0, 0);
     }
     let initial = st.scalars.clone();
     let width = prog.steps.iter().map(|s| s.locals).max().unwrap_or(1);
@@ -357,6 +361,8 @@ fn execute(sys: &System, prog: &Program, ch: &mut Chooser, limit: u64, deadline:
     let (mut news, mut writes) = (vec![], vec![]);
     let mut rec = Record { steps: vec![], values: vec![] };
     let mut steps = 0u64;
+    let mut jumped = 0u64;
+    let mut ticks = 0u32;
     let end = 'run: loop {
         let at = match prog.dispatch {
             Some((slot, lo)) => st.scalars[slot].wrapping_sub(lo) as usize,
@@ -372,7 +378,8 @@ fn execute(sys: &System, prog: &Program, ch: &mut Chooser, limit: u64, deadline:
         if steps >= limit {
             break Err(End::Limit);
         }
-        if steps & 0xffff == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+        ticks = ticks.wrapping_add(1);
+        if ticks & 0xffff == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
             break Err(End::Timeout);
         }
         let cands: &[usize] = prog.by_pc.get(at).map(|v| v.as_slice()).unwrap_or(&[]);
@@ -402,9 +409,31 @@ fn execute(sys: &System, prog: &Program, ch: &mut Chooser, limit: u64, deadline:
             break Err(End::Fault(f));
         }
         steps += 1;
-        match rec.steps.last_mut() {
-            Some((t, n)) if *t == pick => *n += 1,
-            _ => rec.steps.push((pick, 1)),
+        let repeated = match rec.steps.last_mut() {
+            Some((t, n)) if *t == pick => {
+                *n += 1;
+                *n
+            }
+            _ => {
+                rec.steps.push((pick, 1));
+                1
+            }
+        };
+        // a self-loop repeated 64, 128, 256… times: try to jump to its exit
+        if repeated >= 64 && repeated.is_power_of_two() {
+            if let Some(lp) = &loops[pick] {
+                let at = prog.dispatch.map_or(usize::MAX, |(slot, lo)| st.scalars[slot].wrapping_sub(lo) as usize);
+                if !prog.unsafe_at.get(at).copied().unwrap_or(prog.dispatch.is_none()) {
+                    match accel::accelerate(prog, lp, pick, &mut st, ch, limit - steps) {
+                        Ok(k) => {
+                            steps += k;
+                            jumped += k;
+                            rec.steps.last_mut().expect("just pushed").1 += k;
+                        }
+                        Err(f) => break Err(End::Fault(f)),
+                    }
+                }
+            }
         }
         let n = prog.steps[pick].values.len();
         if n > 0 {
@@ -416,7 +445,7 @@ fn execute(sys: &System, prog: &Program, ch: &mut Chooser, limit: u64, deadline:
     };
     let cube = match end {
         Ok(c) => c,
-        Err(e) => return (e, steps),
+        Err(e) => return (e, steps, jumped),
     };
     let scalars = prog.scalar_terms.iter().cloned().zip(initial).collect();
     let arrays = prog
@@ -430,7 +459,7 @@ fn execute(sys: &System, prog: &Program, ch: &mut Chooser, limit: u64, deadline:
         })
         .collect();
     let cube_values = (0..sys.unsafe_[cube].vars.len() as i64).collect();
-    (End::Found(Execution { scalars, arrays, steps: rec.steps, values: rec.values, cube, cube_values }), steps)
+    (End::Found(Execution { scalars, arrays, steps: rec.steps, values: rec.values, cube, cube_values }), steps, jumped)
 }
 
 fn dims(sys: &System, prog: &Program, slot: usize) -> usize {
@@ -440,10 +469,11 @@ fn dims(sys: &System, prog: &Program, slot: usize) -> usize {
 /// Runs the forward engine on `sys`.
 pub fn search(sys: &System, opts: &Options) -> Result<Summary, Unsupported> {
     let prog = compile(sys)?;
+    let loops = accel::analyse(&prog);
     let start = Instant::now();
     let deadline = opts.timeout.map(|t| start + t);
     let mut sum =
-        Summary { found: None, runs: 0, steps: 0, limit: 0, faults: 0, fault: None, timed_out: false, time: Duration::ZERO };
+        Summary { found: None, runs: 0, steps: 0, accelerated: 0, limit: 0, faults: 0, fault: None, timed_out: false, time: Duration::ZERO };
     let mut limit = opts.max_steps.min(1 << 20);
     // a run that made no choice is the only run there is
     let mut deterministic = false;
@@ -454,9 +484,10 @@ pub fn search(sys: &System, opts: &Options) -> Result<Summary, Unsupported> {
                 continue;
             }
             let seed = opts.seed.wrapping_add((sum.runs as u64).wrapping_mul(0x2545_f491_4f6c_dd1d));
-            let out = run_once(sys, &prog, mode, seed, limit, deadline);
+            let out = run_once(sys, &prog, &loops, mode, seed, limit, deadline);
             sum.runs += 1;
             sum.steps += out.steps;
+            sum.accelerated += out.accelerated;
             deterministic |= out.choices == 0;
             match out.end {
                 End::Found(execution) => {
