@@ -367,9 +367,10 @@ fn check_initial(env: &mut Env, q: &Quantified) -> Result<(), String> {
             }
         }
     }
-    let fresh = cand.iter().filter_map(|c| c.last()).max().copied().unwrap_or(0).max(0);
-    for (k, c) in cand.iter_mut().enumerate() {
-        c.insert(fresh + 1 + k as i64);
+    // per variable, a value that no recorded cell has at its positions
+    for c in cand.iter_mut() {
+        let fresh = (0..).find(|v| !c.contains(v)).expect("finitely many candidates");
+        c.insert(fresh);
     }
     let total = cand.iter().try_fold(1usize, |acc, c| acc.checked_mul(c.len())).unwrap_or(usize::MAX);
     if total > MAX_INSTANCES {
