@@ -264,17 +264,23 @@ fn join(xs: &[i64]) -> String {
     xs.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
 }
 
+/// Summary entries kept at each end of a long execution in JSON.
+const MAX_JSON_HALF: usize = 500;
+
 /// A concrete execution as JSON, in the shape of replayed traces (`procs`,
 /// `steps` with `transition`), steps summarised (`repeat`, and `cycle`
-/// for cycles of several transitions), plus the initial and final scalars
-/// and the cells read at the end.
+/// for cycles of several transitions; beyond 1000 entries the middle ones
+/// are left out and counted in `steps_omitted`), plus the initial and
+/// final scalars and the cells read at the end.
 pub fn execution_json(sys: &System, ex: &Execution, replayed: Option<&Replayed>) -> String {
     let scal = |xs: &[(Term, i64)]| {
         let items: Vec<String> = xs.iter().map(|(t, v)| format!("{}:{}", json_str(&t.to_string()), json_value(*v, t.sort()))).collect();
         format!("{{{}}}", items.join(","))
     };
-    let steps: Vec<String> = summarise(&ex.steps)
-        .iter()
+    let lines = summarise(&ex.steps);
+    let omitted = lines.len().saturating_sub(2 * MAX_JSON_HALF);
+    let kept = lines.iter().take(MAX_JSON_HALF).chain(lines.iter().skip(MAX_JSON_HALF + omitted));
+    let steps: Vec<String> = kept
         .map(|(cycle, reps)| {
             let names: Vec<String> = cycle.iter().map(|&t| json_str(&sys.transitions[t].name)).collect();
             if names.len() == 1 {
@@ -290,7 +296,7 @@ pub fn execution_json(sys: &System, ex: &Execution, replayed: Option<&Replayed>)
         .map(|a| format!("{{\"array\":{},\"default\":{},\"chosen_cells\":{}}}", json_str(sys.vars[a.var].name()), a.default, a.cells.len()))
         .collect();
     let mut o = format!(
-        "{{\"procs\":0,\"length\":{},\"steps\":[{}],\"initial\":{},\"initial_arrays\":[{}],\"unsafe_cube\":{}",
+        "{{\"procs\":0,\"length\":{},\"steps\":[{}],\"steps_omitted\":{omitted},\"initial\":{},\"initial_arrays\":[{}],\"unsafe_cube\":{}",
         ex.len(),
         steps.join(","),
         scal(&ex.scalars),

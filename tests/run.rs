@@ -179,3 +179,25 @@ fn self_loops_are_accelerated_and_replayed_in_closed_form() {
     let e = replay(&sys, &ex).unwrap_err();
     assert!(e.contains("guard of inner_done does not hold"), "{e}");
 }
+
+#[test]
+fn command_line_text_and_json() {
+    let exe = env!("CARGO_BIN_EXE_arrax");
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/run/boundary.mcmt");
+    let out = std::process::Command::new(exe).args(["check", "--engine", "run"]).arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().last(), Some("UNSAFE (replayed)"), "{text}");
+    assert!(text.contains("step 1: read (v = 1000)"), "{text}");
+    let out = std::process::Command::new(exe).args(["check", "--engine", "run", "--json"]).arg(&file).output().unwrap();
+    let json = String::from_utf8(out.stdout).unwrap();
+    for part in ["\"verdict\":\"UNSAFE\"", "\"engine\":\"run\"", "\"certified\":true", "\"transition\":\"read\",\"procs\":[],\"repeat\":1", "\"final\":{\"x\":1000,\"pc\":4}"] {
+        assert!(json.contains(part), "{part} in {json}");
+    }
+    // a step limit too small: UNKNOWN, exit 3
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/run/init_check_bug.mcmt");
+    let out = std::process::Command::new(exe).args(["check", "--engine", "run", "--max-steps", "1000"]).arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().last(), Some("UNKNOWN (run engine: no error within 1000 steps × 1 runs)"), "{text}");
+}
