@@ -459,8 +459,11 @@ pub struct ArrayUpdate {
 /// A compiled transition.
 #[derive(Clone, Debug)]
 pub struct Step {
-    /// The guard's conjuncts (without the dispatching program-counter test).
+    /// The guard's conjuncts (without the dispatching program-counter
+    /// test), those not mentioning nondeterministic values first.
     pub guard: Vec<Expr>,
+    /// How many conjuncts come before the first that mentions a value.
+    pub value_free: usize,
     /// Bounds of each nondeterministic value (locals `0..values.len()`).
     pub values: Vec<Bounds>,
     /// Scalar updates: slot, new value, the sort's range.
@@ -792,7 +795,7 @@ pub fn compile(sys: &System) -> Result<Program, Unsupported> {
             au.push(ArrayUpdate { array: arrays[&sv.term], points, body: lsc.compile(body)?, first_local: nvals, range });
         }
         guards.push(lits.clone());
-        steps.push(Step { guard: vec![], values, scalars: su, arrays: au, locals: nlocals.max(1) });
+        steps.push(Step { guard: vec![], value_free: 0, values, scalars: su, arrays: au, locals: nlocals.max(1) });
     }
     // dispatch on the enumeration scalar most guards test against a constant
     let pc_test = |lits: &[Term], slot: usize| -> Option<(usize, i64)> {
@@ -838,7 +841,10 @@ pub fn compile(sys: &System) -> Result<Program, Unsupported> {
             }
             None => others.push(ti),
         }
-        steps[ti].guard = lits.iter().map(|l| sc.compile(l)).collect::<Result<_, _>>()?;
+        let mut guard: Vec<Expr> = lits.iter().map(|l| sc.compile(l)).collect::<Result<_, _>>()?;
+        guard.sort_by_key(|g| g.mentions(&[]));
+        steps[ti].value_free = guard.iter().filter(|g| !g.mentions(&[])).count();
+        steps[ti].guard = guard;
     }
     // unsafe cubes: literals on scalars only come first (cheap rejection)
     let mut unsafe_ = vec![];

@@ -210,17 +210,23 @@ const MAX_VALUES: usize = 1 << 25;
 /// its guard; `Ok(false)` when no attempt satisfied it.
 fn enabled(prog: &Program, t: usize, st: &mut State, ch: &mut Chooser, loc: &mut [i64]) -> Result<bool, Fault> {
     let step = &prog.steps[t];
+    let (fixed, rest) = step.guard.split_at(step.value_free);
+    for g in fixed {
+        if st.eval(g, loc, ch)? == 0 {
+            return Ok(false);
+        }
+    }
+    if step.values.is_empty() {
+        return Ok(true);
+    }
     let guard_holds = |st: &mut State, ch: &mut Chooser, loc: &[i64]| -> Result<bool, Fault> {
-        for g in &step.guard {
+        for g in rest {
             if st.eval(g, loc, ch)? == 0 {
                 return Ok(false);
             }
         }
         Ok(true)
     };
-    if step.values.is_empty() {
-        return guard_holds(st, ch, loc);
-    }
     for attempt in 0..6 {
         for (k, b) in step.values.iter().enumerate() {
             let (mut lo, mut hi) = b.range;
