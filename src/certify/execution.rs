@@ -50,16 +50,39 @@ const LAST_STEPS: u64 = 3;
 /// Largest number of instances of one initial formula.
 const MAX_INSTANCES: usize = 10_000_000;
 
+/// A multiplicative hasher for term ids and cell indices (small integers).
+#[derive(Default)]
+struct Fx(u64);
+
+impl std::hash::Hasher for Fx {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ *b as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.0 = (self.0.rotate_left(5) ^ n as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_i64(&mut self, n: i64) {
+        self.0 = (self.0.rotate_left(5) ^ n as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type Map<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fx>>;
+
 struct Arr {
     default: i64,
-    cells: HashMap<[i64; 2], i64>,
+    cells: Map<[i64; 2], i64>,
 }
 
 /// The concrete state and the bound variables.
 struct Env {
-    vals: HashMap<Term, i64>,
-    arrays: HashMap<Term, Arr>,
-    locals: HashMap<Term, i64>,
+    vals: Map<Term, i64>,
+    arrays: Map<Term, Arr>,
+    locals: Map<Term, i64>,
     reads: Option<Vec<(Term, Vec<i64>, i64)>>,
 }
 
@@ -409,7 +432,7 @@ pub fn replay(sys: &System, ex: &Execution) -> Result<Replayed, String> {
     if !sys.axioms.is_empty() {
         return Err("systems with axioms are not replayed".into());
     }
-    let mut env = Env { vals: HashMap::new(), arrays: HashMap::new(), locals: HashMap::new(), reads: None };
+    let mut env = Env { vals: Map::default(), arrays: Map::default(), locals: Map::default(), reads: None };
     // the initial state
     for (t, v) in &ex.scalars {
         let known = sys.vars.iter().any(|sv| !sv.is_array && sv.term == *t) || sys.consts.contains(t);
@@ -425,7 +448,7 @@ pub fn replay(sys: &System, ex: &Execution) -> Result<Replayed, String> {
             return Err("arrays of more than two dimensions".into());
         }
         let es = sv.value_sort();
-        let mut cells = HashMap::new();
+        let mut cells = Map::default();
         for (idx, v) in &a.cells {
             if idx.len() != dims {
                 return Err(format!("a cell of {} has {} indices", sv.name(), idx.len()));
@@ -455,6 +478,7 @@ pub fn replay(sys: &System, ex: &Execution) -> Result<Replayed, String> {
     let mut cursor = 0usize;
     let mut k = 0u64;
     let mut accelerated = 0;
+    let (mut news, mut writes): (Vec<(Term, i64)>, Vec<(Term, [i64; 2], i64)>) = (vec![], vec![]);
     let mut point_cache: HashMap<Term, Vec<Vec<Term>>> = HashMap::new();
     for &(ti, reps) in &ex.steps {
         let t = sys.transitions.get(ti).ok_or("a step names no transition")?;
@@ -480,8 +504,8 @@ pub fn replay(sys: &System, ex: &Execution) -> Result<Replayed, String> {
             if !env.holds(&t.guard)? {
                 return Err(format!("step {k}: the guard of {} does not hold", t.name));
             }
-            let mut news = vec![];
-            let mut writes = vec![];
+            news.clear();
+            writes.clear();
             for u in &t.updates {
                 let sv = &sys.vars[u.var];
                 if !sv.is_array {
@@ -497,28 +521,31 @@ pub fn replay(sys: &System, ex: &Execution) -> Result<Replayed, String> {
                     point_cache.insert(u.value.clone(), points(body, &sv.term, js)?);
                 }
                 let pts = &point_cache[&u.value];
-                let mut tuples: Vec<Vec<i64>> = vec![vec![]];
-                for ps in pts {
-                    let mut vs = vec![];
+                // the points: every combination of the candidate indices
+                let mut coords: [Vec<i64>; 2] = [vec![], vec![]];
+                for (d, ps) in pts.iter().enumerate() {
                     for p in ps {
-                        vs.push(env.eval(p)?);
+                        coords[d].push(env.eval(p)?);
                     }
-                    tuples = tuples.iter().flat_map(|tu| vs.iter().map(move |v| [tu.clone(), vec![*v]].concat())).collect();
                 }
-                for tu in tuples {
-                    for (j, v) in js.iter().zip(&tu) {
-                        env.locals.insert(j.clone(), *v);
+                if js.len() == 1 {
+                    coords[1].push(0);
+                }
+                for &x in &coords[0] {
+                    for &y in &coords[1] {
+                        let key = [x, y];
+                        for (j, v) in js.iter().zip(key) {
+                            env.locals.insert(j.clone(), v);
+                        }
+                        let v = in_range(sv.name(), env.eval(body)?, &sv.value_sort())?;
+                        writes.push((sv.term.clone(), key, v));
                     }
-                    let v = in_range(sv.name(), env.eval(body)?, &sv.value_sort())?;
-                    let mut key = [0i64; 2];
-                    key[..tu.len()].copy_from_slice(&tu);
-                    writes.push((sv.term.clone(), key, v));
                 }
             }
-            for (t, v) in news {
+            for (t, v) in news.drain(..) {
                 env.vals.insert(t, v);
             }
-            for (a, key, v) in writes {
+            for (a, key, v) in writes.drain(..) {
                 env.arrays.get_mut(&a).expect("arrays are all present").cells.insert(key, v);
             }
         }
