@@ -135,8 +135,8 @@ pub fn parse_manifest(text: &str) -> Result<Vec<ManifestEntry>, String> {
             .iter()
             .find_map(|c| names.iter().position(|n| n == c))
     };
-    let file_col = column(&["file"]).ok_or("the header has no `file` column")?;
-    let expected_col = column(&["expected", "expected_verdict", "verdict"]);
+    let file_col = column(&["file", "task_yml"]).ok_or("the header has no `file` column")?;
+    let expected_col = column(&["expected", "expected_verdict", "expected_verdict_unreach_call", "verdict"]);
     let time_col = column(&["ref_time", "best_time", "cubicle_time", "cubicle_seconds", "time"]);
     let mut entries = vec![];
     for (i, line) in lines {

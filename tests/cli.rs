@@ -133,3 +133,73 @@ fn json_statistics_agree_with_the_text() {
         assert_eq!(num(&json, j, ":"), num(&text, t, " "), "{t}");
     }
 }
+
+#[test]
+fn bad_c_input_gets_file_line_col_and_exit_2() {
+    let dir = std::env::temp_dir().join(format!("arrax-cli-c-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases: &[(&str, &str, &str)] = &[
+        ("syntax.c", "int main() {\n  int x = 1 +;\n}\n", ":2:14: syntax error: expected an expression"),
+        ("pointer.c", "int main() {\n  int a[4];\n  int y = *(a + 1);\n}\n", ":3:11: unsupported: pointer dereference"),
+        ("recursion.c", "int f(int n) {\n  return n <= 0 ? 0 : f(n - 1);\n}\nint main() { return f(3); }\n", ":2:23: unsupported: recursive call to 'f'"),
+        ("float.c", "int main() {\n  float f = 0;\n}\n", ":2:9: unsupported: floating point"),
+    ];
+    for (name, src, msg) in cases {
+        let p = dir.join(name);
+        std::fs::write(&p, src).unwrap();
+        for cmd in ["parse", "check"] {
+            let (code, out, err) = arrax(&[cmd, p.to_str().unwrap()]);
+            assert_eq!(code, 2, "{name} {cmd}: {out}{err}");
+            let first = err.lines().next().unwrap_or("");
+            assert!(first.starts_with(&format!("{}{msg}", p.display())), "{name}: {err}");
+            assert!(!err.contains("panicked"), "{name}: {err}");
+        }
+    }
+}
+
+#[test]
+fn task_files_name_their_program_and_property() {
+    let dir = std::env::temp_dir().join(format!("arrax-cli-yml-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("ok.c"), "extern void __VERIFIER_assert(int);\nint main() {\n  int x = 1;\n  __VERIFIER_assert(x == 1);\n}\n").unwrap();
+    std::fs::write(dir.join("bad.c"), "int main() {\n  return 0\n}\n").unwrap();
+    let task = |program: &str, property: &str| {
+        format!("format_version: '2.0'\ninput_files: '{program}'\nproperties:\n  - property_file: ../properties/{property}.prp\n    expected_verdict: true\noptions:\n  language: C\n")
+    };
+    std::fs::write(dir.join("ok.yml"), task("ok.c", "unreach-call")).unwrap();
+    std::fs::write(dir.join("memsafety.yml"), task("ok.c", "valid-memsafety")).unwrap();
+    std::fs::write(dir.join("bad.yml"), task("bad.c", "unreach-call")).unwrap();
+    let yml = |n: &str| dir.join(n).to_str().unwrap().to_string();
+    let (code, out, err) = arrax(&["check", "--svcomp", &yml("ok.yml")]);
+    assert_eq!((code, out.lines().next()), (0, Some("TRUE")), "{out}{err}");
+    let (code, _, err) = arrax(&["check", &yml("memsafety.yml")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.starts_with(&format!("{}:4:5: unsupported: property", yml("memsafety.yml"))), "{err}");
+    assert!(err.contains("only unreach-call"), "{err}");
+    // an error in the program is located in the program's file
+    let (code, _, err) = arrax(&["parse", &yml("bad.yml")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.starts_with(&format!("{}:3:1: syntax error: expected ';'", dir.join("bad.c").display())), "{err}");
+}
+
+#[test]
+fn svcomp_verdict_is_the_first_line() {
+    for (model, first, code) in [("models/mutex.mcmt", "TRUE", 0), ("models/mutex_buggy.mcmt", "FALSE", 1)] {
+        let (c, out, _) = arrax(&["check", "--svcomp", model]);
+        assert_eq!((c, out.lines().next()), (code, Some(first)), "{out}");
+    }
+    let (c, out, _) = arrax(&["check", "--svcomp", "--timeout", "1", "models/init_test.c"]);
+    let first = out.lines().next().unwrap_or("");
+    assert!(["TRUE", "UNKNOWN"].contains(&first), "{out}");
+    assert!(c == 0 || c == 3, "{out}");
+}
+
+#[test]
+fn parse_lowered_prints_the_canonical_system() {
+    let (code, out, _) = arrax(&["parse", "models/init_test.c"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("lowered to") && out.contains("--lowered"), "{out}");
+    let (code, out, _) = arrax(&["parse", "--lowered", "models/init_test.c"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("(system\n  (index int)\n  (enum loc (names "), "{out}");
+}

@@ -1321,11 +1321,21 @@ impl<'a> Builder<'a> {
                 (LExpr::Assign { lv, value: bx(new), post: !pre }, t)
             }
             ExprKind::Binary(op, a, b) => match op {
+                BinOp::And | BinOp::Or if self.calls_program_function(b) => {
+                    // control flow into a 0/1 variable
+                    let (tn, en, join) = (self.new_node(self.line), self.new_node(self.line), self.new_node(self.line));
+                    self.cond(e, tn, en)?;
+                    let v = self.new_var("cond", 0, false, int, e.pos)?;
+                    for (n, k) in [(tn, 1), (en, 0)] {
+                        self.cur = n;
+                        self.emit(Instr::Eval(assign(LValue::Scalar(v), LExpr::Const(k))));
+                        self.goto(join);
+                    }
+                    self.cur = join;
+                    (LExpr::Scalar(v), int)
+                }
                 BinOp::And | BinOp::Or => {
                     let (x, _) = self.rvalue(a)?;
-                    if self.calls_program_function(b) {
-                        return Err(self.unsupported(b.pos, "a function call in the right operand of && or || used as a value"));
-                    }
                     let (y, _) = self.rvalue(b)?;
                     (fold(if *op == BinOp::And { LExpr::And(bx(x), bx(y)) } else { LExpr::Or(bx(x), bx(y)) }), int)
                 }
@@ -1363,11 +1373,29 @@ impl<'a> Builder<'a> {
                 };
                 (LExpr::Assign { lv, value: bx(value), post: false }, lt)
             }
+            ExprKind::Cond(c, a, b) if self.calls_program_function(a) || self.calls_program_function(b) => {
+                // control flow into a variable of the common type
+                let (tn, en, join) = (self.new_node(self.line), self.new_node(self.line), self.new_node(self.line));
+                self.cond(c, tn, en)?;
+                let mut ends = vec![];
+                for (n, x) in [(tn, a), (en, b)] {
+                    self.cur = n;
+                    let (v, t) = self.rvalue(x)?;
+                    ends.push((self.cur, v, t));
+                }
+                let t = self.common(ends[0].2, ends[1].2);
+                let var = self.new_var("cond", 0, false, t, e.pos)?;
+                for (n, v, vt) in ends {
+                    self.cur = n;
+                    let v = self.convert(v, vt, t, e.pos)?;
+                    self.emit(Instr::Eval(assign(LValue::Scalar(var), v)));
+                    self.goto(join);
+                }
+                self.cur = join;
+                (LExpr::Scalar(var), t)
+            }
             ExprKind::Cond(c, a, b) => {
                 let (c, _) = self.rvalue(c)?;
-                if self.calls_program_function(a) || self.calls_program_function(b) {
-                    return Err(self.unsupported(e.pos, "a function call in a branch of ?: used as a value"));
-                }
                 let (x, xt) = self.rvalue(a)?;
                 let (y, yt) = self.rvalue(b)?;
                 let t = self.common(xt, yt);

@@ -382,9 +382,6 @@ pub fn lower(cfa: &Cfa) -> System {
         let targets = ex.region(c, &is_cut);
         for (t, s) in targets {
             let ti = cuts.iter().position(|x| *x == t).expect("a cut point");
-            let mut guard = vec![Term::eq(&pc, &at(c))];
-            guard.extend(s.conds.iter().cloned());
-            let guard = Term::and(guard);
             let mut updates = vec![];
             if t != c {
                 updates.push(Update { var: 0, value: at(t) });
@@ -396,6 +393,8 @@ pub fn lower(cfa: &Cfa) -> System {
                     }
                 }
             }
+            let conds = drop_unused_inputs(s.conds, &updates, &ex.values);
+            let guard = Term::and(std::iter::once(Term::eq(&pc, &at(c))).chain(conds));
             let mut occurring: HashSet<Term> = free_vars(&guard).into_iter().collect();
             for u in &updates {
                 occurring.extend(free_vars(&u.value));
@@ -412,6 +411,27 @@ pub fn lower(cfa: &Cfa) -> System {
         }
     }
     sys
+}
+
+/// Drops the range facts of inputs that nothing else mentions (an
+/// uninitialised variable overwritten before use): a value in range exists,
+/// so they do not restrict the transition.
+fn drop_unused_inputs(conds: Vec<Term>, updates: &[Update], values: &[Term]) -> Vec<Term> {
+    // the input a condition is only about, if any
+    let only: Vec<Option<Term>> = conds
+        .iter()
+        .map(|c| match free_vars(c).as_slice() {
+            [v] if values.contains(v) => Some(v.clone()),
+            _ => None,
+        })
+        .collect();
+    let mut used: HashSet<Term> = updates.iter().flat_map(|u| free_vars(&u.value)).collect();
+    for (c, o) in conds.iter().zip(&only) {
+        if o.is_none() {
+            used.extend(free_vars(c));
+        }
+    }
+    conds.into_iter().zip(only).filter(|(_, o)| o.as_ref().is_none_or(|v| used.contains(v))).map(|(c, _)| c).collect()
 }
 
 impl Exec<'_> {

@@ -849,7 +849,7 @@ impl Parser<'_> {
     fn postfix(&mut self) -> Result<Expr, Diagnostic> {
         let mut e = self.primary()?;
         loop {
-            let pos = self.pos();
+            let pos = e.pos;
             let kind = if self.eat("[") {
                 let i = self.expr()?;
                 self.expect("]")?;

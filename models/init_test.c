@@ -1,0 +1,17 @@
+// expect: SAFE
+// SAFARI family "init and test": every cell the first loop writes is
+// checked by the second one.
+extern int __VERIFIER_nondet_int(void);
+extern void __VERIFIER_assert(int cond);
+
+int main(void) {
+  int a[100000];
+  int v = __VERIFIER_nondet_int();
+  for (int i = 0; i < 100000; i++) {
+    a[i] = v;
+  }
+  for (int i = 0; i < 100000; i++) {
+    __VERIFIER_assert(a[i] == v);
+  }
+  return 0;
+}

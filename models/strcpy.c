@@ -1,0 +1,24 @@
+// expect: SAFE
+// SAFARI family "strcpy": the copy agrees with the source up to and
+// including the terminating zero.
+extern char __VERIFIER_nondet_char(void);
+extern void __VERIFIER_assert(int cond);
+
+int main(void) {
+  char src[1000];
+  char dst[1000];
+  for (int i = 0; i < 999; i++) {
+    src[i] = __VERIFIER_nondet_char();
+  }
+  src[999] = 0;
+  int i = 0;
+  while (src[i] != 0) {
+    dst[i] = src[i];
+    i++;
+  }
+  dst[i] = 0;
+  for (int j = 0; j <= i; j++) {
+    __VERIFIER_assert(dst[j] == src[j]);
+  }
+  return 0;
+}
