@@ -8,7 +8,8 @@
 //!
 //! What compiles (anything else is an [`Unsupported`] error, and the
 //! forward engine answers UNKNOWN):
-//! - transitions without process parameters and without universal guard;
+//! - transitions without universal guard (process parameters are inputs
+//!   like nondeterministic values: pairwise distinct integers);
 //! - array updates `λj̄. body` where the body differs from `a[j̄]` only at
 //!   points named by equalities `j = e` (`ite(j = e, v, a[j])`, nested or
 //!   Boolean forms): the body is evaluated at those points;
@@ -117,6 +118,11 @@ pub trait CellOracle {
     /// The initial value of cell `idx` of array `array`, within `lo..=hi`.
     fn cell(&mut self, array: usize, idx: [i64; 2], lo: i64, hi: i64) -> i64;
 }
+
+/// The value given to the first parameter that a transition does not use
+/// (the next ones get the next numbers): far from the indices programs use,
+/// so that it differs from the other parameters.
+const UNUSED_PARAM: i64 = 1 << 40;
 
 /// Largest index stored densely (larger or negative ones go to a map).
 const DENSE_LIMIT: i64 = 1 << 25;
@@ -464,7 +470,8 @@ pub struct Step {
     pub guard: Vec<Expr>,
     /// How many conjuncts come before the first that mentions a value.
     pub value_free: usize,
-    /// Bounds of each nondeterministic value (locals `0..values.len()`).
+    /// Bounds of each input: parameters, then nondeterministic values
+    /// (locals `0..values.len()`).
     pub values: Vec<Bounds>,
     /// Scalar updates: slot, new value, the sort's range.
     pub scalars: Vec<(usize, Expr, (i64, i64))>,
@@ -742,24 +749,35 @@ pub fn compile(sys: &System) -> Result<Program, Unsupported> {
     let mut steps = vec![];
     let mut guards = vec![];
     for t in &sys.transitions {
-        if !t.params.is_empty() {
-            return Err(Unsupported(format!("transition {} has process parameters", t.name)));
-        }
         if t.uguard.is_some() {
             return Err(Unsupported(format!("transition {} has a universal guard", t.name)));
         }
-        let mut locals: HashMap<Term, usize> = t.values.iter().cloned().enumerate().map(|(i, v)| (v, i)).collect();
-        let nvals = t.values.len();
+        // parameters are inputs too: integers, pairwise distinct (non-negative for `nat`)
+        let inputs = t.inputs();
+        let mut locals: HashMap<Term, usize> = inputs.iter().cloned().enumerate().map(|(i, v)| (v, i)).collect();
+        let nvals = inputs.len();
         let mut lits = conjuncts(&t.guard);
+        let mentioned = |p: &Term| occurs(p, &t.guard) || t.updates.iter().any(|u| occurs(p, &u.value));
+        let unused: Vec<&Term> = t.params.iter().filter(|p| !mentioned(p)).collect();
+        if t.params.len() > 1 {
+            lits.push(Term::distinct(&t.params));
+        }
+        if sys.index == Some(IndexKind::Nat) {
+            lits.extend(t.params.iter().map(|p| Term::le(&Term::int(0), p)));
+        }
         lits.sort_by_cached_key(|l| l.to_string());
         let sc = scope(locals.clone());
         let mut values = vec![];
-        for v in &t.values {
+        for v in &inputs {
             let (lo, hi) = sort_range(v.sort())?;
             let mut b = Bounds { range: (lo, hi), ..Bounds::default() };
+            if let Some(k) = unused.iter().position(|p| *p == v) {
+                // an unused parameter: any value distinct from the others
+                b.equal.push(Expr::Const(UNUSED_PARAM + k as i64));
+            }
             for lit in &lits {
                 let side = side_of(lit, v).or_else(|| bool_side(lit, v));
-                let free = |e: &Term| t.values.iter().all(|w| !occurs(w, e));
+                let free = |e: &Term| inputs.iter().all(|w| !occurs(w, e));
                 match side {
                     Some(Side::Lower(e, k)) if free(&e) => b.lower.push(offset(top.compile(&e)?, k)),
                     Some(Side::Upper(e, k)) if free(&e) => b.upper.push(offset(top.compile(&e)?, k)),
@@ -826,7 +844,7 @@ pub fn compile(sys: &System) -> Result<Program, Unsupported> {
     let mut by_pc = vec![];
     let mut others = vec![];
     for (ti, lits) in guards.iter().enumerate() {
-        let sc = scope(sys.transitions[ti].values.iter().cloned().enumerate().map(|(i, v)| (v, i)).collect());
+        let sc = scope(sys.transitions[ti].inputs().into_iter().enumerate().map(|(i, v)| (v, i)).collect());
         let mut lits = lits.clone();
         match dispatch.and_then(|(slot, _, _)| pc_test(&lits, slot)) {
             Some((k, n)) => {

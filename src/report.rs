@@ -217,13 +217,13 @@ pub fn execution(sys: &System, ex: &Execution, replayed: Option<&Replayed>) -> S
     for (k, (cycle, reps)) in lines.iter().enumerate() {
         let len = cycle.len() as u64 * reps;
         let names: Vec<&str> = cycle.iter().map(|&t| sys.transitions[t].name.as_str()).collect();
-        let nvals: usize = cycle.iter().map(|&t| sys.transitions[t].values.len()).sum();
+        let nvals: usize = cycle.iter().map(|&t| sys.transitions[t].inputs().len()).sum();
         let shown = lines.len() <= MAX_LINES || k < MAX_LINES * 2 / 3 || k >= lines.len() - MAX_LINES / 4;
         if shown {
             let text = if len == 1 {
                 let t = &sys.transitions[cycle[0]];
                 let vals: Vec<String> =
-                    t.values.iter().zip(&ex.values[cursor..]).map(|(v, x)| format!("{v} = {}", value(*x, v.sort()))).collect();
+                    t.inputs().iter().zip(&ex.values[cursor..]).map(|(v, x)| format!("{v} = {}", value(*x, v.sort()))).collect();
                 let vals = if vals.is_empty() { String::new() } else { format!(" ({})", vals.join(", ")) };
                 format!("  step {first}: {}{vals}", names[0])
             } else {

@@ -201,3 +201,19 @@ fn command_line_text_and_json() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(text.lines().last(), Some("UNKNOWN (run engine: no error within 1000 steps × 1 runs)"), "{text}");
 }
+
+#[test]
+fn process_parameters_are_inputs() {
+    let sys = data("params.mcmt");
+    let good = found(&sys);
+    assert_eq!(good.len(), 1002);
+    // one input per write step (its x), two for done (x, y)
+    assert_eq!(good.values.len(), 1002);
+    assert_eq!(good.values[..3], [0, 1, 2]);
+    let mut ex = good.clone();
+    ex.values[0] = 1;
+    assert!(replay(&sys, &ex).unwrap_err().contains("guard of write"));
+    let mut ex = good;
+    ex.values[1001] = ex.values[1000];
+    assert!(replay(&sys, &ex).unwrap_err().contains("not distinct"));
+}

@@ -7,9 +7,10 @@
 //!   evaluated at every recorded coordinate plus one fresh value per
 //!   variable (which stands for all unrecorded cells); other shapes are
 //!   refused;
-//! - every guard with the recorded nondeterministic values (in their
-//!   sorts' ranges); transitions with process parameters or universal
-//!   guards are refused;
+//! - every guard with the recorded inputs: parameters (pairwise distinct
+//!   integers, non-negative for `nat` indices) and nondeterministic values
+//!   (in their sorts' ranges); transitions with universal guards are
+//!   refused;
 //! - every update: scalars by evaluation; arrays `λj̄. body` at the points
 //!   named by equalities `j = e` in the body, after checking that the body
 //!   with those equalities false is `a[j̄]` (no other cell changes);
@@ -477,14 +478,16 @@ pub fn replay(sys: &System, ex: &Execution) -> Result<Replayed, String> {
     let total = ex.len();
     let mut cursor = 0usize;
     let mut k = 0u64;
+    let nat = sys.index == Some(crate::system::IndexKind::Nat);
     let mut accelerated = 0;
     let (mut news, mut writes): (Vec<(Term, i64)>, Vec<(Term, [i64; 2], i64)>) = (vec![], vec![]);
     let mut point_cache: HashMap<Term, Vec<Vec<Term>>> = HashMap::new();
     for &(ti, reps) in &ex.steps {
         let t = sys.transitions.get(ti).ok_or("a step names no transition")?;
-        if !t.params.is_empty() || t.uguard.is_some() {
-            return Err(format!("transition {} has parameters or a universal guard: not replayed here", t.name));
+        if t.uguard.is_some() {
+            return Err(format!("transition {} has a universal guard: not replayed here", t.name));
         }
+        let inputs = t.inputs();
         if total - k - reps >= LAST_STEPS && accelerate(&mut env, sys, t, reps, k + 1)? {
             k += reps;
             accelerated += reps;
@@ -496,10 +499,14 @@ pub fn replay(sys: &System, ex: &Execution) -> Result<Replayed, String> {
                 env.reads = Some(vec![]);
             }
             env.locals.clear();
-            for v in &t.values {
-                let x = *ex.values.get(cursor).ok_or("too few nondeterministic values")?;
+            for v in &inputs {
+                let x = *ex.values.get(cursor).ok_or("too few recorded inputs")?;
                 cursor += 1;
                 env.locals.insert(v.clone(), in_range(&v.to_string(), x, v.sort())?);
+            }
+            let ps: BTreeSet<i64> = t.params.iter().map(|p| env.locals[p]).collect();
+            if ps.len() != t.params.len() || nat && ps.iter().any(|p| *p < 0) {
+                return Err(format!("step {k}: the parameters of {} are not distinct (non-negative) indices", t.name));
             }
             if !env.holds(&t.guard)? {
                 return Err(format!("step {k}: the guard of {} does not hold", t.name));
@@ -551,7 +558,7 @@ pub fn replay(sys: &System, ex: &Execution) -> Result<Replayed, String> {
         }
     }
     if cursor != ex.values.len() {
-        return Err(format!("{} nondeterministic values left over", ex.values.len() - cursor));
+        return Err(format!("{} recorded inputs left over", ex.values.len() - cursor));
     }
     // the unsafe cube
     let cube = sys.unsafe_.get(ex.cube).ok_or("the execution names no unsafe cube")?;

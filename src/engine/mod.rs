@@ -40,8 +40,8 @@ pub struct Execution {
     pub arrays: Vec<ArrayContent>,
     /// The steps, run-length encoded: (transition, consecutive repetitions).
     pub steps: Vec<(usize, u64)>,
-    /// The nondeterministic values of the steps in order (each step takes
-    /// as many as its transition has `values`).
+    /// The inputs of the steps in order: each step takes as many as its
+    /// transition has parameters and `values` (see `Transition::inputs`).
     pub values: Vec<i64>,
     /// The unsafe cube reached.
     pub cube: usize,

@@ -33,12 +33,27 @@ pub enum Mode {
     Small,
     /// Constants of the system ±1.
     Suggested,
+    /// 0, except the `n`-th choice of the run (`n` = the round) which is
+    /// the greatest value of the range: a unique maximum.
+    SpikeHigh,
+    /// 0, except the `n`-th choice, the least value: a unique minimum.
+    SpikeLow,
 }
 
 impl Mode {
     /// The modes in the order runs use them.
-    pub const ALL: [Mode; 8] =
-        [Mode::Zero, Mode::Random, Mode::Decreasing, Mode::Increasing, Mode::Small, Mode::High, Mode::Low, Mode::Suggested];
+    pub const ALL: [Mode; 10] = [
+        Mode::Zero,
+        Mode::Random,
+        Mode::Decreasing,
+        Mode::Increasing,
+        Mode::Small,
+        Mode::High,
+        Mode::Low,
+        Mode::Suggested,
+        Mode::SpikeHigh,
+        Mode::SpikeLow,
+    ];
     /// A lower-case name for notes.
     pub fn name(self) -> &'static str {
         match self {
@@ -50,6 +65,8 @@ impl Mode {
             Mode::Low => "low",
             Mode::Small => "small",
             Mode::Suggested => "suggested",
+            Mode::SpikeHigh => "spike-high",
+            Mode::SpikeLow => "spike-low",
         }
     }
 }
@@ -132,6 +149,10 @@ struct Chooser<'a> {
     constants: &'a [i64],
     /// Choices made so far (values from a range of several, transitions among several enabled).
     choices: u64,
+    /// Which choice after the initial state the spike modes make extreme.
+    spike: u64,
+    /// Choices made for the initial state.
+    initial: u64,
     /// Chosen cells: array slot, index, value.
     cells: Vec<(usize, [i64; 2], i64)>,
 }
@@ -142,6 +163,7 @@ impl Chooser<'_> {
         if lo == hi {
             return lo;
         }
+        let nth = self.choices;
         self.choices += 1;
         let (nlo, nhi) = (lo.max(i32::MIN as i64), hi.min(i32::MAX as i64));
         let (nlo, nhi) = if nlo <= nhi { (nlo, nhi) } else { (lo, hi) };
@@ -156,6 +178,14 @@ impl Chooser<'_> {
                 clamp(if self.mode == Mode::Increasing { c } else { -c })
             }
             Mode::Small => clamp(self.rng.range(-3, 3)),
+            Mode::SpikeHigh | Mode::SpikeLow if nth == self.initial.saturating_add(self.spike) => {
+                if self.mode == Mode::SpikeHigh {
+                    nhi
+                } else {
+                    nlo
+                }
+            }
+            Mode::SpikeHigh | Mode::SpikeLow => clamp(0),
             Mode::Suggested => self.suggested(lo, hi),
             Mode::Random => match self.rng.next() % 10 {
                 0 => nlo,
@@ -330,8 +360,8 @@ struct Outcome {
 }
 
 /// One run from a fresh initial state.
-fn run_once(sys: &System, prog: &Program, loops: &[Option<Loop>], mode: Mode, seed: u64, limit: u64, deadline: Option<Instant>) -> Outcome {
-    let mut ch = Chooser { mode, rng: Rng(seed), counter: 0, constants: &prog.constants, choices: 0, cells: vec![] };
+fn run_once(sys: &System, prog: &Program, loops: &[Option<Loop>], mode: Mode, seed: u64, spike: u64, limit: u64, deadline: Option<Instant>) -> Outcome {
+    let mut ch = Chooser { mode, rng: Rng(seed), counter: 0, constants: &prog.constants, choices: 0, spike, initial: u64::MAX, cells: vec![] };
     let (end, steps, accelerated) = execute(sys, prog, loops, &mut ch, limit, deadline);
     Outcome { end, steps, accelerated, choices: ch.choices }
 }
@@ -362,6 +392,7 @@ fn execute(sys: &System, prog: &Program, loops: &[Option<Loop>], ch: &mut Choose
         return (End::Stuck, 0, 0);
     }
     let initial = st.scalars.clone();
+    ch.initial = ch.choices;
     let width = prog.steps.iter().map(|s| s.locals).max().unwrap_or(1);
     let (mut loc, mut chosen) = (vec![0i64; width], vec![0i64; width]);
     let (mut news, mut writes) = (vec![], vec![]);
@@ -483,6 +514,7 @@ pub fn search(sys: &System, opts: &Options) -> Result<Summary, Unsupported> {
     let mut limit = opts.max_steps.min(1 << 20);
     // a run that made no choice is the only run there is
     let mut deterministic = false;
+    let mut round = 0;
     loop {
         sum.limit = limit;
         for mode in Mode::ALL {
@@ -490,7 +522,7 @@ pub fn search(sys: &System, opts: &Options) -> Result<Summary, Unsupported> {
                 continue;
             }
             let seed = opts.seed.wrapping_add((sum.runs as u64).wrapping_mul(0x2545_f491_4f6c_dd1d));
-            let out = run_once(sys, &prog, &loops, mode, seed, limit, deadline);
+            let out = run_once(sys, &prog, &loops, mode, seed, round, limit, deadline);
             sum.runs += 1;
             sum.steps += out.steps;
             sum.accelerated += out.accelerated;
@@ -521,6 +553,7 @@ pub fn search(sys: &System, opts: &Options) -> Result<Summary, Unsupported> {
             break;
         }
         limit = limit.saturating_mul(4).min(opts.max_steps);
+        round += 1;
     }
     sum.time = start.elapsed();
     Ok(sum)
