@@ -362,8 +362,12 @@ fn check_run(sys: &System, opts: &CheckOptions) -> CheckResult {
         certify_time: Duration::ZERO,
         notes: vec![],
     };
-    let ropts =
-        run::Options { timeout: opts.timeout, max_steps: opts.max_steps.unwrap_or(DEFAULT_MAX_STEPS).max(1), seed: opts.seed };
+    // the search leaves a share of the time limit to the replay
+    let ropts = run::Options {
+        timeout: opts.timeout.map(|t| t.mul_f64(0.85)),
+        max_steps: opts.max_steps.unwrap_or(DEFAULT_MAX_STEPS).max(1),
+        seed: opts.seed,
+    };
     let sum = match run::search(sys, &ropts) {
         Ok(s) => s,
         Err(u) => {
@@ -398,7 +402,7 @@ fn check_run(sys: &System, opts: &CheckOptions) -> CheckResult {
             ));
             if opts.certify {
                 let t0 = Instant::now();
-                let r = crate::certify::execution::replay(sys, &found.execution);
+                let r = crate::certify::execution::replay_until(sys, &found.execution, opts.timeout.map(|t| start + t));
                 res.certify_time = t0.elapsed();
                 match r {
                     Ok(rep) => {
@@ -412,7 +416,11 @@ fn check_run(sys: &System, opts: &CheckOptions) -> CheckResult {
                         res.replayed = Some(rep);
                     }
                     Err(e) => {
-                        res.verdict = Verdict::Unknown(format!("run engine: the execution found does not replay: {e}"));
+                        res.verdict = Verdict::Unknown(if e.starts_with(crate::certify::execution::TIMED_OUT) {
+                            format!("run engine: {e}")
+                        } else {
+                            format!("run engine: the execution found does not replay: {e}")
+                        });
                         res.certification = Certification::Uncertified(e);
                     }
                 }

@@ -31,6 +31,7 @@ use crate::engine::Execution;
 use crate::logic::{collect, occurs, substitute, Op, Sort, Term};
 use crate::system::{Quantified, System};
 use std::collections::{BTreeSet, HashMap};
+use std::time::Instant;
 
 /// The outcome of a successful replay.
 #[derive(Clone, Debug)]
@@ -44,6 +45,9 @@ pub struct Replayed {
     /// Array cells read by the last steps and the unsafe cube: array, index, final value.
     pub reads: Vec<(Term, Vec<i64>, i64)>,
 }
+
+/// How an error of [`replay_until`] at its deadline starts.
+pub const TIMED_OUT: &str = "replay timed out";
 
 /// Steps at the end whose reads are reported.
 const LAST_STEPS: u64 = 3;
@@ -430,6 +434,11 @@ fn check_initial(env: &mut Env, q: &Quantified) -> Result<(), String> {
 /// Replays `ex` on `sys`; what the final state looks like, or why the
 /// execution is not one of the system.
 pub fn replay(sys: &System, ex: &Execution) -> Result<Replayed, String> {
+    replay_until(sys, ex, None)
+}
+
+/// [`replay`], giving up (with an error saying so) at the deadline.
+pub fn replay_until(sys: &System, ex: &Execution, deadline: Option<Instant>) -> Result<Replayed, String> {
     if !sys.axioms.is_empty() {
         return Err("systems with axioms are not replayed".into());
     }
@@ -495,6 +504,9 @@ pub fn replay(sys: &System, ex: &Execution) -> Result<Replayed, String> {
         }
         for _ in 0..reps {
             k += 1;
+            if k & 0xffff == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(format!("{TIMED_OUT} after {k} of {total} steps"));
+            }
             if total - k < LAST_STEPS && env.reads.is_none() {
                 env.reads = Some(vec![]);
             }
