@@ -157,38 +157,33 @@ pub fn value(v: i64, s: &Sort) -> String {
 /// Longest cycle (in run-length items) that [`summarise`] looks for.
 const MAX_CYCLE: usize = 6;
 
-/// The steps of an execution with loop iterations summarised: each entry
-/// is a cycle of transitions and how many times it repeats consecutively.
-/// Repetitions of one transition come from the run-length encoding;
-/// longer cycles (up to a few transitions) are found greedily, taking at
-/// each point the cycle that covers the most steps.
-pub fn summarise(steps: &[(usize, u64)]) -> Vec<(Vec<usize>, u64)> {
+/// One entry of a summarised execution: a cycle of run-length items
+/// (transition, consecutive repetitions) repeated some number of times.
+pub type Cycle = (Vec<(usize, u64)>, u64);
+
+/// The steps of an execution with loop iterations summarised: the
+/// run-length items (a transition repeated) grouped into cycles of up to a
+/// few items that repeat exactly (an outer loop whose inner loop runs the
+/// same number of times each time), chosen greedily: at each point the
+/// cycle that covers the most steps.
+pub fn summarise(steps: &[(usize, u64)]) -> Vec<Cycle> {
     let mut out = vec![];
     let mut p = 0;
     while p < steps.len() {
-        let (mut best_len, mut best_reps, mut best_cover) = (1, 1u64, steps[p].1);
+        let (mut best_len, mut best_reps, mut best_cover) = (1, 1usize, steps[p].1);
         for l in 2..=MAX_CYCLE.min(steps.len() - p) {
             let pat = &steps[p..p + l];
-            if pat.iter().map(|s| s.1).sum::<u64>() > 8 {
-                continue;
-            }
             let mut reps = 1;
             while p + (reps + 1) * l <= steps.len() && steps[p + reps * l..p + (reps + 1) * l] == *pat {
                 reps += 1;
             }
-            let cover = reps as u64 * pat.iter().map(|s| s.1).sum::<u64>();
+            let cover = (reps as u64).saturating_mul(pat.iter().map(|s| s.1).sum::<u64>());
             if reps >= 2 && cover > best_cover {
-                (best_len, best_reps, best_cover) = (l, reps as u64, cover);
+                (best_len, best_reps, best_cover) = (l, reps, cover);
             }
         }
-        if best_len == 1 {
-            out.push((vec![steps[p].0], steps[p].1));
-            p += 1;
-        } else {
-            let cycle = steps[p..p + best_len].iter().flat_map(|&(t, n)| std::iter::repeat_n(t, n as usize)).collect();
-            out.push((cycle, best_reps));
-            p += best_len * best_reps as usize;
-        }
+        out.push((steps[p..p + best_len].to_vec(), best_reps as u64));
+        p += best_len * best_reps;
     }
     out
 }
@@ -196,8 +191,25 @@ pub fn summarise(steps: &[(usize, u64)]) -> Vec<(Vec<usize>, u64)> {
 /// Summary lines printed at most (the first and the last ones).
 const MAX_LINES: usize = 60;
 
+/// A cycle in words: `t × n`, or `(t1, t2 × n, t3) × m`.
+fn cycle_text(sys: &System, (items, reps): &Cycle) -> String {
+    let item = |&(t, n): &(usize, u64)| {
+        let name = &sys.transitions[t].name;
+        if n == 1 {
+            name.clone()
+        } else {
+            format!("{name} × {n}")
+        }
+    };
+    match items.as_slice() {
+        [one] if *reps == 1 => item(one),
+        [(t, n)] => format!("{} × {}", sys.transitions[*t].name, n * reps),
+        _ => format!("({}) × {reps}", items.iter().map(item).collect::<Vec<_>>().join(", ")),
+    }
+}
+
 /// A concrete execution found by forward execution: the initial state,
-/// the steps with loop iterations summarised (`l1-l2 × 99999`), the final
+/// the steps with loop iterations summarised (`l12-l12 × 99999`), the final
 /// values of the scalars and of the array cells read at the end.
 pub fn execution(sys: &System, ex: &Execution, replayed: Option<&Replayed>) -> String {
     let mut out = String::new();
@@ -214,27 +226,27 @@ pub fn execution(sys: &System, ex: &Execution, replayed: Option<&Replayed>) -> S
     }
     let lines = summarise(&ex.steps);
     let (mut first, mut cursor) = (1u64, 0usize);
-    for (k, (cycle, reps)) in lines.iter().enumerate() {
-        let len = cycle.len() as u64 * reps;
-        let names: Vec<&str> = cycle.iter().map(|&t| sys.transitions[t].name.as_str()).collect();
-        let nvals: usize = cycle.iter().map(|&t| sys.transitions[t].inputs().len()).sum();
+    for (k, c) in lines.iter().enumerate() {
+        let (items, reps) = c;
+        let len = items.iter().map(|i| i.1).sum::<u64>() * reps;
+        let inputs: usize = items.iter().map(|&(t, n)| sys.transitions[t].inputs().len() * n as usize).sum::<usize>() * *reps as usize;
         let shown = lines.len() <= MAX_LINES || k < MAX_LINES * 2 / 3 || k >= lines.len() - MAX_LINES / 4;
         if shown {
             let text = if len == 1 {
-                let t = &sys.transitions[cycle[0]];
+                let t = &sys.transitions[items[0].0];
                 let vals: Vec<String> =
                     t.inputs().iter().zip(&ex.values[cursor..]).map(|(v, x)| format!("{v} = {}", value(*x, v.sort()))).collect();
                 let vals = if vals.is_empty() { String::new() } else { format!(" ({})", vals.join(", ")) };
-                format!("  step {first}: {}{vals}", names[0])
+                format!("  step {first}: {}{vals}", t.name)
             } else {
-                format!("  steps {first}–{}: {} × {reps}", first + len - 1, names.join("-"))
+                format!("  steps {first}–{}: {}", first + len - 1, cycle_text(sys, c))
             };
             let _ = writeln!(out, "{text}");
         } else if k == MAX_LINES * 2 / 3 {
             let _ = writeln!(out, "  … ({} lines omitted)", lines.len() - MAX_LINES * 2 / 3 - MAX_LINES / 4);
         }
         first += len;
-        cursor += nvals * *reps as usize;
+        cursor += inputs;
     }
     if let Some(r) = replayed {
         let fin: Vec<String> = r.scalars.iter().map(|(t, v)| format!("{t} = {}", value(*v, t.sort()))).collect();
@@ -269,7 +281,7 @@ const MAX_JSON_HALF: usize = 500;
 
 /// A concrete execution as JSON, in the shape of replayed traces (`procs`,
 /// `steps` with `transition`), steps summarised (`repeat`, and `cycle`
-/// for cycles of several transitions; beyond 1000 entries the middle ones
+/// for cycles of several run-length items; beyond 1000 entries the middle ones
 /// are left out and counted in `steps_omitted`), plus the initial and
 /// final scalars and the cells read at the end.
 pub fn execution_json(sys: &System, ex: &Execution, replayed: Option<&Replayed>) -> String {
@@ -280,14 +292,11 @@ pub fn execution_json(sys: &System, ex: &Execution, replayed: Option<&Replayed>)
     let lines = summarise(&ex.steps);
     let omitted = lines.len().saturating_sub(2 * MAX_JSON_HALF);
     let kept = lines.iter().take(MAX_JSON_HALF).chain(lines.iter().skip(MAX_JSON_HALF + omitted));
+    let item = |&(t, n): &(usize, u64)| format!("{{\"transition\":{},\"procs\":[],\"repeat\":{n}}}", json_str(&sys.transitions[t].name));
     let steps: Vec<String> = kept
-        .map(|(cycle, reps)| {
-            let names: Vec<String> = cycle.iter().map(|&t| json_str(&sys.transitions[t].name)).collect();
-            if names.len() == 1 {
-                format!("{{\"transition\":{},\"procs\":[],\"repeat\":{reps}}}", names[0])
-            } else {
-                format!("{{\"cycle\":[{}],\"repeat\":{reps}}}", names.join(","))
-            }
+        .map(|(items, reps)| match items.as_slice() {
+            [(t, n)] => item(&(*t, n * reps)),
+            _ => format!("{{\"cycle\":[{}],\"repeat\":{reps}}}", items.iter().map(item).collect::<Vec<_>>().join(",")),
         })
         .collect();
     let arrays: Vec<String> = ex

@@ -156,7 +156,14 @@ fn loops_are_summarised_as_repeated_cycles() {
     use arrax::report::summarise;
     // a a a b c b c b c d
     let steps = vec![(0, 3), (1, 1), (2, 1), (1, 1), (2, 1), (1, 1), (2, 1), (3, 1)];
-    assert_eq!(summarise(&steps), vec![(vec![0], 3), (vec![1, 2], 3), (vec![3], 1)]);
+    assert_eq!(summarise(&steps), vec![(vec![(0, 3)], 1), (vec![(1, 1), (2, 1)], 3), (vec![(3, 1)], 1)]);
+    // an outer loop around an inner loop of 100 iterations
+    let mut steps = vec![(0, 1)];
+    for _ in 0..50 {
+        steps.extend([(1, 1), (2, 100), (3, 1)]);
+    }
+    steps.push((4, 1));
+    assert_eq!(summarise(&steps), vec![(vec![(0, 1)], 1), (vec![(1, 1), (2, 100), (3, 1)], 50), (vec![(4, 1)], 1)]);
 }
 
 #[test]
