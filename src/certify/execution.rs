@@ -489,7 +489,8 @@ pub fn replay_until(sys: &System, ex: &Execution, deadline: Option<Instant>) -> 
     let mut k = 0u64;
     let nat = sys.index == Some(crate::system::IndexKind::Nat);
     let mut accelerated = 0;
-    let (mut news, mut writes): (Vec<(Term, i64)>, Vec<(Term, [i64; 2], i64)>) = (vec![], vec![]);
+    let mut news: Vec<(Term, i64)> = vec![];
+    let mut writes: Vec<(Term, [i64; 2], i64)> = vec![];
     let mut point_cache: HashMap<Term, Vec<Vec<Term>>> = HashMap::new();
     for &(ti, reps) in &ex.steps {
         let t = sys.transitions.get(ti).ok_or("a step names no transition")?;

@@ -359,15 +359,26 @@ struct Outcome {
     choices: u64,
 }
 
+/// What every run of a search shares.
+struct Setting<'a> {
+    sys: &'a System,
+    prog: &'a Program,
+    loops: &'a [Option<Loop>],
+    deadline: Option<Instant>,
+}
+
 /// One run from a fresh initial state.
-fn run_once(sys: &System, prog: &Program, loops: &[Option<Loop>], mode: Mode, seed: u64, spike: u64, limit: u64, deadline: Option<Instant>) -> Outcome {
-    let mut ch = Chooser { mode, rng: Rng(seed), counter: 0, constants: &prog.constants, choices: 0, spike, initial: u64::MAX, cells: vec![] };
-    let (end, steps, accelerated) = execute(sys, prog, loops, &mut ch, limit, deadline);
+fn run_once(set: &Setting, mode: Mode, seed: u64, spike: u64, limit: u64) -> Outcome {
+    let constants = &set.prog.constants;
+    let mut ch = Chooser { mode, rng: Rng(seed), counter: 0, constants, choices: 0, spike, initial: u64::MAX, cells: vec![] };
+    let (end, steps, accelerated) = execute(set, &mut ch, limit);
     Outcome { end, steps, accelerated, choices: ch.choices }
 }
 
-/// Executes from a fresh initial state with the chooser's values.
-fn execute(sys: &System, prog: &Program, loops: &[Option<Loop>], ch: &mut Chooser, limit: u64, deadline: Option<Instant>) -> (End, u64, u64) {
+/// Executes from a fresh initial state with the chooser's values, up to
+/// `limit` steps; how it ended, the steps and of those the accelerated ones.
+fn execute(set: &Setting, ch: &mut Chooser, limit: u64) -> (End, u64, u64) {
+    let (sys, prog, loops, deadline) = (set.sys, set.prog, set.loops, set.deadline);
     let arrays: Vec<Cells> = prog.array_init.iter().map(|(d, r)| Cells::new(*d, r.lo, r.hi)).collect();
     let mut st = State { scalars: vec![0; prog.scalar_terms.len()], arrays };
     let mut initial_ok = false;
@@ -429,7 +440,7 @@ fn execute(sys: &System, prog: &Program, loops: &[Option<Loop>], ch: &mut Choose
                     if count > 1 {
                         ch.choices += 1;
                     }
-                    if count == 1 || ch.rng.next() % count == 0 {
+                    if count == 1 || ch.rng.next().is_multiple_of(count) {
                         pick = t;
                         let n = prog.steps[t].values.len();
                         chosen[..n].copy_from_slice(&loc[..n]);
@@ -513,6 +524,7 @@ pub fn search(sys: &System, opts: &Options) -> Result<Summary, Unsupported> {
         Summary { found: None, runs: 0, steps: 0, accelerated: 0, limit: 0, faults: 0, fault: None, timed_out: false, time: Duration::ZERO };
     let mut limit = opts.max_steps.min(1 << 20);
     // a run that made no choice is the only run there is
+    let set = Setting { sys, prog: &prog, loops: &loops, deadline };
     let mut deterministic = false;
     let mut round = 0;
     loop {
@@ -522,7 +534,7 @@ pub fn search(sys: &System, opts: &Options) -> Result<Summary, Unsupported> {
                 continue;
             }
             let seed = opts.seed.wrapping_add((sum.runs as u64).wrapping_mul(0x2545_f491_4f6c_dd1d));
-            let out = run_once(sys, &prog, &loops, mode, seed, round, limit, deadline);
+            let out = run_once(&set, mode, seed, round, limit);
             sum.runs += 1;
             sum.steps += out.steps;
             sum.accelerated += out.accelerated;
