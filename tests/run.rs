@@ -224,3 +224,14 @@ fn process_parameters_are_inputs() {
     ex.values[1001] = ex.values[1000];
     assert!(replay(&sys, &ex).unwrap_err().contains("not distinct"));
 }
+
+#[test]
+fn boolean_array_updates_in_simplified_form() {
+    let sys = data("bool_marks.mcmt");
+    let ex = found(&sys);
+    assert_eq!(ex.len(), 102);
+    // t starts false everywhere: a default of true violates the initial formula
+    let mut bad = ex.clone();
+    bad.arrays[0].default = 1;
+    assert!(replay(&sys, &bad).unwrap_err().contains("initial state violates"));
+}
