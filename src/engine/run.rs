@@ -408,6 +408,7 @@ fn execute(set: &Setting, ch: &mut Chooser, limit: u64) -> (End, u64, u64) {
     let (mut loc, mut chosen) = (vec![0i64; width], vec![0i64; width]);
     let (mut news, mut writes) = (vec![], vec![]);
     let mut rec = Record { steps: vec![], values: vec![] };
+    let mut last = vec![0usize; prog.by_pc.len()];
     let mut steps = 0u64;
     let mut jumped = 0u64;
     let mut ticks = 0u32;
@@ -433,21 +434,42 @@ fn execute(set: &Setting, ch: &mut Chooser, limit: u64) -> (End, u64, u64) {
         let cands: &[usize] = prog.by_pc.get(at).map(|v| v.as_slice()).unwrap_or(&[]);
         let mut count = 0u64;
         let mut pick = usize::MAX;
-        for &t in cands.iter().chain(&prog.others) {
-            match enabled(prog, t, &mut st, ch, &mut loc) {
-                Ok(true) => {
-                    count += 1;
-                    if count > 1 {
-                        ch.choices += 1;
-                    }
-                    if count == 1 || ch.rng.next().is_multiple_of(count) {
+        if prog.exclusive.get(at).copied().unwrap_or(false) {
+            // at most one is enabled: the one taken last here first
+            let n = cands.len();
+            for off in 0..n {
+                let k = (last[at] + off) % n;
+                let t = cands[k];
+                match enabled(prog, t, &mut st, ch, &mut loc) {
+                    Ok(true) => {
+                        last[at] = k;
+                        count = 1;
                         pick = t;
-                        let n = prog.steps[t].values.len();
-                        chosen[..n].copy_from_slice(&loc[..n]);
+                        let m = prog.steps[t].values.len();
+                        chosen[..m].copy_from_slice(&loc[..m]);
+                        break;
                     }
+                    Ok(false) => {}
+                    Err(f) => break 'run Err(End::Fault(f)),
                 }
-                Ok(false) => {}
-                Err(f) => break 'run Err(End::Fault(f)),
+            }
+        } else {
+            for &t in cands.iter().chain(&prog.others) {
+                match enabled(prog, t, &mut st, ch, &mut loc) {
+                    Ok(true) => {
+                        count += 1;
+                        if count > 1 {
+                            ch.choices += 1;
+                        }
+                        if count == 1 || ch.rng.next().is_multiple_of(count) {
+                            pick = t;
+                            let m = prog.steps[t].values.len();
+                            chosen[..m].copy_from_slice(&loc[..m]);
+                        }
+                    }
+                    Ok(false) => {}
+                    Err(f) => break 'run Err(End::Fault(f)),
+                }
             }
         }
         if count == 0 {

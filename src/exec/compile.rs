@@ -104,6 +104,10 @@ pub struct Program {
     pub by_pc: Vec<Vec<usize>>,
     /// Transitions not tied to one program-counter value.
     pub others: Vec<usize>,
+    /// Per value of the dispatching slot, whether its transitions exclude
+    /// each other (any two have complementary literals without inputs), so
+    /// that at most one is enabled.
+    pub exclusive: Vec<bool>,
     /// The unsafe cubes' bodies (each a conjunction).
     pub unsafe_: Vec<Expr>,
     /// Per value of the dispatching slot, whether some unsafe cube can hold
@@ -457,6 +461,15 @@ pub fn compile(sys: &System) -> Result<Program, Unsupported> {
         steps[ti].value_free = guard.iter().filter(|g| !g.mentions(&[])).count();
         steps[ti].guard = guard;
     }
+    // buckets whose transitions exclude each other
+    let exclusive_pair = |a: usize, b: usize| {
+        let inputs: Vec<Term> = sys.transitions[a].inputs().into_iter().chain(sys.transitions[b].inputs()).collect();
+        guards[a].iter().any(|l| inputs.iter().all(|v| !occurs(v, l)) && complements(l).iter().any(|c| guards[b].contains(c)))
+    };
+    let exclusive = by_pc
+        .iter()
+        .map(|ts| others.is_empty() && ts.iter().enumerate().all(|(k, &a)| ts[k + 1..].iter().all(|&b| exclusive_pair(a, b))))
+        .collect();
     // unsafe cubes: literals on scalars only come first (cheap rejection)
     let mut unsafe_ = vec![];
     let mut unsafe_at = vec![false; by_pc.len()];
@@ -502,10 +515,23 @@ pub fn compile(sys: &System) -> Result<Program, Unsupported> {
         dispatch: dispatch.map(|(s, lo, _)| (s, lo)),
         by_pc,
         others,
+        exclusive,
         unsafe_,
         unsafe_at,
         constants,
     })
+}
+
+/// Literals equivalent to the negation of `l`: `¬l`, and for `a < b` also
+/// `b ≤ a`, for `a ≤ b` also `b < a`.
+fn complements(l: &Term) -> Vec<Term> {
+    let mut out = vec![l.not()];
+    match (l.op(), l.args()) {
+        (Op::Lt, [a, b]) => out.push(Term::le(b, a)),
+        (Op::Le, [a, b]) => out.push(Term::lt(b, a)),
+        _ => {}
+    }
+    out
 }
 
 /// A Boolean literal `x` or `¬x` on the variable as an equality side.
