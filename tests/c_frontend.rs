@@ -122,6 +122,9 @@ fn unsigned_arithmetic_wraps() {
     let text = canonical::print(&p.system);
     assert!(text.contains("(update u 4294967295)"), "{text}");
     assert!(text.contains("(update c 0)"), "{text}");
+    let p = c("int main() {\n  int t = (int) 4294967295u;\n  char c = 200;\n  while (t < c) t++;\n}\n");
+    let text = canonical::print(&p.system);
+    assert!(text.contains("(update t (- 1))") && text.contains("(update c (- 56))"), "{text}");
     let p = c("int main() {\n  unsigned int u;\n  u = u + 1;\n  while (u > 0) u--;\n}\n");
     let text = canonical::print(&p.system);
     assert!(text.contains("(mod (+ u 1) 4294967296)"), "{text}");
