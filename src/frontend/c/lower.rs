@@ -82,8 +82,10 @@ impl State {
             _ => self.conds.push(c),
         }
     }
+    /// False when the path condition is syntactically contradictory.
     fn feasible(&self) -> bool {
-        !self.conds.iter().any(|c| c.as_bool() == Some(false))
+        let set: HashSet<&Term> = self.conds.iter().collect();
+        !self.conds.iter().any(|c| c.as_bool() == Some(false) || set.contains(&c.not()))
     }
 }
 
@@ -394,6 +396,9 @@ pub fn lower(cfa: &Cfa) -> System {
             }
             let conds = drop_unused_inputs(s.conds, &updates, &ex.ranges);
             let guard = Term::and(std::iter::once(Term::eq(&pc, &at(c))).chain(conds));
+            if guard.as_bool() == Some(false) {
+                continue;
+            }
             let mut occurring: HashSet<Term> = free_vars(&guard).into_iter().collect();
             for u in &updates {
                 occurring.extend(free_vars(&u.value));
