@@ -3,7 +3,8 @@
 //! lowering can report `line:col` diagnostics.
 //!
 //! Typedef names are resolved while parsing, so every type here is a
-//! [`Type`]; constructs the lowering does not support (floating point,
+//! [`Type`], and enumeration constants are replaced by their values;
+//! constructs the lowering does not support (floating point,
 //! structs, pointers) are still represented, and rejected only where a
 //! program really uses them.
 
@@ -292,8 +293,6 @@ pub enum Item {
     Decl(Vec<Decl>),
     /// A function definition.
     Function(Function),
-    /// Enumeration constants with their values.
-    Enumerators(Vec<(String, i64, Pos)>),
 }
 
 /// A whole file.

@@ -272,7 +272,6 @@ pub fn build(src: &str, tu: &TranslationUnit, model: DataModel) -> R<Cfa> {
                     b.global_decl(d)?;
                 }
             }
-            Item::Enumerators(_) => {}
         }
     }
     let Some(main) = b.funcs.get("main").copied() else {
@@ -365,10 +364,22 @@ impl<'a> Builder<'a> {
         }
     }
     /// Converts a value of type `from` to type `to`: unsigned targets wrap
-    /// modulo 2^w, `_Bool` becomes 0/1, signed targets keep the value.
+    /// modulo 2^w, `_Bool` becomes 0/1, a signed target that cannot hold
+    /// every value of `from` wraps into its range (two's complement, as
+    /// gcc does); otherwise the value is kept.
     fn convert(&self, e: LExpr, from: IntTy, to: IntTy, pos: Pos) -> R<LExpr> {
         if to.kind == IntKind::Bool {
             return Ok(if from.kind == IntKind::Bool { e } else { fold(LExpr::ToBool(Box::new(e))) });
+        }
+        let (bf, bt) = (self.bits(from), self.bits(to));
+        if to.signed && (bf > bt || (!from.signed && bf >= bt)) {
+            if bt >= 64 {
+                return Err(self.unsupported(pos, "64-bit unsigned arithmetic"));
+            }
+            let half = LExpr::Const(1i64 << (bt - 1));
+            let shifted = fold(LExpr::Arith(Arith::Add, Box::new(e), Box::new(half.clone())));
+            let wrapped = fold(LExpr::Wrap(bt, Box::new(shifted)));
+            return Ok(fold(LExpr::Arith(Arith::Sub, Box::new(wrapped), Box::new(half))));
         }
         if !to.signed && (from.signed || self.bits(from) > self.bits(to)) {
             let b = self.bits(to);
@@ -1253,6 +1264,9 @@ impl<'a> Builder<'a> {
             _ => unreachable!("not an arithmetic operator"),
         };
         let e = fold(LExpr::Arith(a, bx(l), bx(r)));
+        if lc.is_some() && rc.is_some() && as_const(&e).is_none() {
+            return Err(self.unsupported(pos, "a constant expression beyond 64 bits"));
+        }
         let e = if t.signed || matches!(a, Arith::FloorDiv | Arith::EuclidRem) {
             e
         } else {
@@ -1417,19 +1431,6 @@ impl<'a> Builder<'a> {
             ExprKind::SizeofType(t) => (LExpr::Const(self.size_of(t, e.pos)?), self.size_t()),
             ExprKind::SizeofExpr(a) => {
                 let n = match &a.kind {
-                    ExprKind::Ident(n) => match self.lookup(n).cloned() {
-                        Some(Binding::Array(info)) => {
-                            let mut size = self.int_size(info.elem);
-                            for d in &info.dims {
-                                let Some(d) = d else {
-                                    return Err(self.unsupported(a.pos, "sizeof of a variable-length array"));
-                                };
-                                size *= d;
-                            }
-                            size
-                        }
-                        _ => self.sizeof_value(a)?,
-                    },
                     ExprKind::Str(s) => s.len() as i64 + 1,
                     _ => self.sizeof_value(a)?,
                 };
@@ -1458,8 +1459,27 @@ impl<'a> Builder<'a> {
         })
     }
 
-    /// The size of the type of a side-effect-free expression.
+    /// The size of the type of an expression (not evaluated): an array,
+    /// a row of a two-dimensional array, or a side-effect-free value.
     fn sizeof_value(&mut self, a: &'a Expr) -> R<i64> {
+        let mut base = a;
+        let mut indexed = 0;
+        while let ExprKind::Index(b, _) = &base.kind {
+            base = b;
+            indexed += 1;
+        }
+        if let ExprKind::Ident(n) = &base.kind {
+            if let Some(Binding::Array(info)) = self.lookup(n).cloned() {
+                let mut size = self.int_size(info.elem);
+                for d in info.dims.iter().skip(indexed) {
+                    let Some(d) = d else {
+                        return Err(self.unsupported(a.pos, "sizeof of a variable-length array"));
+                    };
+                    size *= d;
+                }
+                return Ok(size);
+            }
+        }
         let (_, t) = self.rvalue(a)?;
         Ok(self.int_size(t))
     }
@@ -1509,7 +1529,7 @@ fn is_pure(e: &LExpr) -> bool {
 }
 
 /// The value of a constant expression.
-pub fn as_const(e: &LExpr) -> Option<i64> {
+fn as_const(e: &LExpr) -> Option<i64> {
     match e {
         LExpr::Const(c) => Some(*c),
         _ => None,

@@ -88,9 +88,10 @@ fn number(i: &str) -> IResult<&str, Tok> {
         return Ok((rest, Tok::Float));
     }
     let bad = || nom::Err::Failure(nom::error::Error::new(i, nom::error::ErrorKind::Digit));
+    let is_octal = !is_hex && digits.len() > 1 && digits.starts_with('0');
     let value = if is_hex {
         i128::from_str_radix(&digits[2..], 16).map_err(|_| bad())?
-    } else if digits.len() > 1 && digits.starts_with('0') {
+    } else if is_octal {
         i128::from_str_radix(&digits[1..], 8).map_err(|_| bad())?
     } else {
         digits.parse::<i128>().map_err(|_| bad())?
@@ -100,7 +101,7 @@ fn number(i: &str) -> IResult<&str, Tok> {
     if !suffix.chars().all(|c| c == 'u' || c == 'l') || longs > 2 || suffix.matches('u').count() > 1 {
         return Err(bad());
     }
-    let plain_decimal = !is_hex && !(digits.len() > 1 && digits.starts_with('0'));
+    let plain_decimal = !is_hex && !is_octal;
     let mut kind = match longs {
         0 => IntKind::Int,
         1 => IntKind::Long,

@@ -27,6 +27,10 @@ pub fn parse(src: &str) -> Result<TranslationUnit, Diagnostic> {
     Ok(TranslationUnit { items })
 }
 
+/// A declarator: its name (if not abstract) and the derivations to apply
+/// to the base type.
+type Declarator = (Option<(String, Pos)>, Vec<Derived>);
+
 /// A part of a declarator, applied to the base type in order.
 enum Derived {
     Pointer,
@@ -205,17 +209,21 @@ impl Parser<'_> {
         }
     }
 
+    /// Whether the token `k` ahead starts a type, `__extension__` counting
+    /// only when a type follows it (else it prefixes an expression).
+    fn starts_declaration(&self, k: usize) -> bool {
+        self.starts_type(k) && (!self.is_word_at(k, "__extension__") || self.starts_type(k + 1))
+    }
+
     // ----- declarations -----
 
     /// Declaration specifiers: storage class, qualifiers and the base type.
-    fn specifiers(&mut self) -> Result<(Storage, Type, Option<Vec<(String, i64, Pos)>>), Diagnostic> {
+    fn specifiers(&mut self) -> Result<(Storage, Type), Diagnostic> {
         let start = self.pos();
         let mut storage = Storage::Plain;
         let mut s = Specs::default();
         let mut any = false;
-        let mut enums = None;
-        loop {
-            let Tok::Ident(w) = self.peek().clone() else { break };
+        while let Tok::Ident(w) = self.peek().clone() {
             match w.as_str() {
                 "typedef" => storage = Storage::Typedef,
                 "extern" => storage = Storage::Extern,
@@ -258,7 +266,7 @@ impl Parser<'_> {
                         self.bump();
                     }
                     if self.is("{") {
-                        enums = Some(self.enum_body()?);
+                        self.enum_body()?;
                     }
                     s.int = true;
                     any = true;
@@ -296,30 +304,27 @@ impl Parser<'_> {
             };
             Type::Int(IntTy { kind, signed })
         };
-        Ok((storage, ty, enums))
+        Ok((storage, ty))
     }
 
-    /// `{ A, B = 3, … }` of an enumeration, values computed.
-    fn enum_body(&mut self) -> Result<Vec<(String, i64, Pos)>, Diagnostic> {
+    /// `{ A, B = 3, … }` of an enumeration: the constants' values are recorded.
+    fn enum_body(&mut self) -> Result<(), Diagnostic> {
         self.expect("{")?;
-        let mut out = vec![];
         let mut next = 0i64;
         while !self.is("}") {
-            let (name, pos) = self.ident()?;
+            let (name, _) = self.ident()?;
             self.skip_annotations()?;
             if self.eat("=") {
                 let e = self.conditional()?;
                 next = self.const_value(&e)?;
             }
-            self.enumerators.insert(name.clone(), next);
-            out.push((name, next, pos));
+            self.enumerators.insert(name, next);
             next += 1;
             if !self.eat(",") {
                 break;
             }
         }
-        self.expect("}")?;
-        Ok(out)
+        self.expect("}")
     }
 
     /// The value of a constant expression (enumerator values).
@@ -365,7 +370,7 @@ impl Parser<'_> {
 
     /// A declarator (named, or abstract when `abstract_ok`): the name and
     /// the derivations to apply to the base type.
-    fn declarator(&mut self, abstract_ok: bool) -> Result<(Option<(String, Pos)>, Vec<Derived>), Diagnostic> {
+    fn declarator(&mut self, abstract_ok: bool) -> Result<Declarator, Diagnostic> {
         self.deeper()?;
         let mut ptrs = 0;
         while self.eat("*") {
@@ -444,7 +449,7 @@ impl Parser<'_> {
                 return Ok((ps, true));
             }
             let pos = self.pos();
-            let (_, base, _) = self.specifiers()?;
+            let (_, base) = self.specifiers()?;
             let (name, ops) = self.declarator(true)?;
             self.skip_annotations()?;
             let pos = name.as_ref().map(|n| n.1).unwrap_or(pos);
@@ -479,7 +484,7 @@ impl Parser<'_> {
     }
 
     /// The declarators of a declaration after its specifiers, up to `;`.
-    fn init_declarators(&mut self, storage: Storage, base: &Type, first: (Option<(String, Pos)>, Vec<Derived>)) -> Result<Vec<Decl>, Diagnostic> {
+    fn init_declarators(&mut self, storage: Storage, base: &Type, first: Declarator) -> Result<Vec<Decl>, Diagnostic> {
         let mut decls = vec![];
         let mut d = first;
         loop {
@@ -506,10 +511,7 @@ impl Parser<'_> {
 
     /// A top-level declaration or function definition.
     fn external(&mut self, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
-        let (storage, base, enums) = self.specifiers()?;
-        if let Some(es) = enums {
-            items.push(Item::Enumerators(es));
-        }
+        let (storage, base) = self.specifiers()?;
         if self.eat(";") {
             return Ok(());
         }
@@ -547,7 +549,7 @@ impl Parser<'_> {
     /// A declaration statement (after checking [`Parser::starts_type`]).
     fn declaration(&mut self) -> Result<Stmt, Diagnostic> {
         let pos = self.pos();
-        let (storage, base, _enums) = self.specifiers()?;
+        let (storage, base) = self.specifiers()?;
         if self.eat(";") {
             return Ok(Stmt { kind: StmtKind::Decl(vec![]), pos });
         }
@@ -672,7 +674,7 @@ impl Parser<'_> {
                 }
                 mk(StmtKind::Labeled(word, Box::new(self.statement()?)))
             }
-            _ if self.starts_type(0) && !(word == "__extension__" && !self.starts_type(1)) => self.declaration(),
+            _ if self.starts_declaration(0) => self.declaration(),
             _ => {
                 let e = self.expr()?;
                 self.expect(";")?;
@@ -778,7 +780,7 @@ impl Parser<'_> {
 
     /// A type name `specifiers abstract-declarator` (in casts and `sizeof`).
     fn type_name(&mut self) -> Result<Type, Diagnostic> {
-        let (_, base, _) = self.specifiers()?;
+        let (_, base) = self.specifiers()?;
         let (name, ops) = self.declarator(true)?;
         if let Some((_, pos)) = name {
             return Err(self.err_at(pos, "syntax error: expected a type name"));
@@ -829,7 +831,7 @@ impl Parser<'_> {
             let a = self.unary()?;
             return mk(ExprKind::SizeofExpr(Box::new(a)));
         }
-        if self.is("(") && self.starts_type(1) && !(self.is_word_at(1, "__extension__") && !self.starts_type(2)) {
+        if self.is("(") && self.starts_declaration(1) {
             self.bump();
             let t = self.type_name()?;
             self.expect(")")?;
