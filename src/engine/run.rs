@@ -489,8 +489,8 @@ fn execute(set: &Setting, ch: &mut Chooser, limit: u64) -> (End, u64, u64) {
                 1
             }
         };
-        // a self-loop repeated 64, 128, 256… times: try to jump to its exit
-        if repeated >= 64 && repeated.is_power_of_two() {
+        // a self-loop repeated 8, 16, 32… times: try to jump to its exit
+        if repeated >= 8 && repeated.is_power_of_two() {
             if let Some(lp) = &loops[pick] {
                 let at = prog.dispatch.map_or(usize::MAX, |(slot, lo)| st.scalars[slot].wrapping_sub(lo) as usize);
                 if !prog.unsafe_at.get(at).copied().unwrap_or(prog.dispatch.is_none()) {
