@@ -575,8 +575,11 @@ pub fn replay_until(sys: &System, ex: &Execution, deadline: Option<Instant>) -> 
     }
     // the unsafe cube
     let cube = sys.unsafe_.get(ex.cube).ok_or("the execution names no unsafe cube")?;
-    if cube.vars.len() != ex.cube_values.len() || ex.cube_values.iter().collect::<BTreeSet<_>>().len() != ex.cube_values.len() {
-        return Err("the cube's variables need pairwise distinct values".into());
+    if cube.vars.len() != ex.cube_values.len()
+        || ex.cube_values.iter().collect::<BTreeSet<_>>().len() != ex.cube_values.len()
+        || nat && ex.cube_values.iter().any(|v| *v < 0)
+    {
+        return Err("the cube's variables need pairwise distinct (non-negative) values".into());
     }
     env.locals.clear();
     env.reads.get_or_insert_with(Vec::new);
