@@ -197,11 +197,13 @@ impl Chooser<'_> {
         }
     }
     fn suggested(&mut self, lo: i64, hi: i64) -> i64 {
-        let inside: Vec<i64> = self.constants.iter().copied().filter(|c| (lo..=hi).contains(c)).collect();
-        if inside.is_empty() {
+        let inside = || self.constants.iter().copied().filter(|c| (lo..=hi).contains(c));
+        let n = inside().count() as u64;
+        if n == 0 {
             return 0i64.clamp(lo, hi);
         }
-        inside[(self.rng.next() % inside.len() as u64) as usize]
+        let k = self.rng.next() % n;
+        inside().nth(k as usize).expect("k < n")
     }
 }
 
@@ -233,8 +235,9 @@ struct Record {
     values: Vec<i64>,
 }
 
-/// Largest number of recorded nondeterministic values of one run.
-const MAX_VALUES: usize = 1 << 25;
+/// Largest number of recorded inputs, and of run-length items, of one run
+/// (a run reaching it ends as if at its step limit).
+const MAX_RECORD: usize = 1 << 24;
 
 /// Chooses values for a transition's nondeterministic inputs and checks
 /// its guard; `Ok(false)` when no attempt satisfied it.
@@ -485,6 +488,9 @@ fn execute(set: &Setting, ch: &mut Chooser, limit: u64) -> (End, u64, u64) {
                 *n
             }
             _ => {
+                if rec.steps.len() >= MAX_RECORD {
+                    break Err(End::Limit);
+                }
                 rec.steps.push((pick, 1));
                 1
             }
@@ -508,7 +514,7 @@ fn execute(set: &Setting, ch: &mut Chooser, limit: u64) -> (End, u64, u64) {
         let n = prog.steps[pick].values.len();
         if n > 0 {
             rec.values.extend_from_slice(&chosen[..n]);
-            if rec.values.len() > MAX_VALUES {
+            if rec.values.len() > MAX_RECORD {
                 break Err(End::Limit);
             }
         }
