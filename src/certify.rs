@@ -12,10 +12,15 @@
 //! only when the instantiation is complete (order-only indices, no
 //! index-valued arrays), otherwise the obligation stays unknown.
 //!
-//! UNSAFE: the trace is replayed on a concrete instance with every process
+//! UNSAFE (forward execution): the concrete execution is re-executed on the
+//! system by [`execution`], a separate evaluator of the IR terms.
+//!
+//! UNSAFE (backward search): the trace is replayed on a concrete instance with every process
 //! it names (plus a few spare ones), universal guards evaluated over all of
 //! them; the solver proposes values, and the trace is accepted only when
 //! evaluating every step on those values gives `true`.
+
+pub mod execution;
 
 use crate::cube::Cube;
 use crate::engine::{AbstractTrace, Proof};

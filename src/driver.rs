@@ -3,7 +3,9 @@
 
 use crate::certify::{self, ConcreteTrace, SafeCertificate, Status};
 use crate::engine::bwd::{self, Order, Search};
-use crate::engine::{Outcome, Proof, Stats};
+use crate::certify::execution::Replayed;
+use crate::engine::run;
+use crate::engine::{Execution, Outcome, Proof, Stats};
 use crate::smt::Backend;
 use crate::system::System;
 use std::path::PathBuf;
@@ -12,14 +14,20 @@ use std::time::{Duration, Instant};
 /// Which search runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
-    /// Chosen per input: backward reachability for protocols, lazy
-    /// abstraction (then backward reachability) for integer indices.
+    /// Chosen per input: backward reachability for protocols; for
+    /// programs, a short forward execution, then lazy abstraction, then
+    /// backward reachability.
     Auto,
     /// Backward reachability (MCMT, Cubicle), with BRAB approximation.
     Bwd,
     /// Lazy abstraction with interpolants and term abstraction (SAFARI).
     Lazy,
+    /// Forward concrete execution (finds errors only).
+    Run,
 }
+
+/// Per-run step limit of the forward engine when none is given.
+pub const DEFAULT_MAX_STEPS: u64 = 1 << 34;
 
 /// Settings of a check.
 #[derive(Clone, Debug)]
@@ -31,6 +39,10 @@ pub struct CheckOptions {
     /// Terms to abstract besides the automatic ones (names of state
     /// variables or constants).
     pub abstract_terms: Vec<String>,
+    /// Forward engine: the largest step limit of one run.
+    pub max_steps: Option<u64>,
+    /// Forward engine: the seed of the first run.
+    pub seed: u64,
     /// Exploration order of backward search.
     pub order: Order,
     /// Wall-clock limit of the search.
@@ -60,6 +72,8 @@ impl Default for CheckOptions {
             engine: Engine::Auto,
             interpolation: crate::interpolate::Method::Projection,
             abstract_terms: vec![],
+            max_steps: None,
+            seed: 0,
             order: Order::Bfs,
             timeout: None,
             max_nodes: None,
@@ -119,6 +133,10 @@ pub struct CheckResult {
     pub proof: Option<Proof>,
     /// The replayed trace, for UNSAFE.
     pub trace: Option<ConcreteTrace>,
+    /// The concrete execution, for UNSAFE found by forward execution.
+    pub execution: Option<Execution>,
+    /// Its replay by the independent checker (absent with certification off).
+    pub replayed: Option<Replayed>,
     /// Obligations checked (for SAFE).
     pub obligations: usize,
     /// Total time.
@@ -127,6 +145,8 @@ pub struct CheckResult {
     pub certify_time: Duration,
     /// Remarks for the user (spurious traces, replay problems).
     pub notes: Vec<String>,
+    /// The engine that gave the answer (`bwd`, `lazy`, `run`).
+    pub engine: &'static str,
 }
 
 /// Whether the backward engine supports the system; else why not.
@@ -137,8 +157,45 @@ pub fn supported(sys: &System) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs backward search on `sys` and checks the answer.
+/// Runs the chosen engine on `sys` and checks the answer.
 pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
+    if opts.engine == Engine::Run {
+        return check_run(full, opts);
+    }
+    let start = Instant::now();
+    // programs: integer indices, transitions without process parameters
+    let program = full.index_kind() != crate::system::IndexKind::Order && full.transitions.iter().all(|t| t.params.is_empty());
+    if opts.engine == Engine::Auto && program {
+        // the portfolio for programs: a short forward execution (errors
+        // behind long loops), then lazy abstraction, then execution again
+        let share = opts.timeout.map(|t| t / 10).unwrap_or(Duration::from_secs(2)).min(Duration::from_secs(2));
+        let first = check_run(full, &CheckOptions { timeout: Some(share), ..opts.clone() });
+        if first.verdict == Verdict::Unsafe {
+            let mut r = first;
+            r.notes.insert(0, "engine: forward execution (a program: integer indices, no process parameters)".into());
+            r.time = start.elapsed();
+            return r;
+        }
+        let left = opts.timeout.map(|t| t.saturating_sub(start.elapsed()));
+        let mut r = check_inner(full, &CheckOptions { timeout: left, ..opts.clone() }, program);
+        if matches!(r.verdict, Verdict::Unknown(_)) && left.is_none_or(|l| start.elapsed() < l) {
+            let rest = opts.timeout.map(|t| t.saturating_sub(start.elapsed()));
+            let again = check_run(full, &CheckOptions { timeout: rest, seed: opts.seed.wrapping_add(1_000_003), ..opts.clone() });
+            if again.verdict == Verdict::Unsafe {
+                let mut a = again;
+                a.notes.insert(0, "engine: forward execution, after lazy abstraction gave up".into());
+                a.time = start.elapsed();
+                return a;
+            }
+        }
+        r.time = start.elapsed();
+        return r;
+    }
+    check_inner(full, opts, program)
+}
+
+/// Backward reachability or lazy abstraction (chosen per input for `Auto`).
+fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult {
     let start = Instant::now();
     // the search runs on the cone of influence; answers are checked on the full system
     let (sliced, dropped) = crate::slice::cone_of_influence(full);
@@ -149,9 +206,7 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
         notes.push(format!("state variables that cannot affect the property: {}", dropped.join(", ")));
     }
     let checker = opts.backend.other();
-    // programs (integer indices, transitions without process parameters)
-    // go to lazy abstraction, protocols to backward reachability
-    let program = sys.index_kind() != crate::system::IndexKind::Order && sys.transitions.iter().all(|t| t.params.is_empty());
+    // programs go to lazy abstraction, protocols to backward reachability
     let engine = match opts.engine {
         Engine::Auto if program => Engine::Lazy,
         Engine::Auto => Engine::Bwd,
@@ -244,6 +299,7 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
     };
     let mut lazy_result: Option<Outcome> = None;
     let mut fallback: Option<String> = None;
+    let mut lazy_ran = engine == Engine::Lazy;
     let mut general_note: Option<String> = None;
     if engine == Engine::Lazy {
         let lazy_options = |s: &System, timeout: Option<Duration>| crate::engine::lazy::Options {
@@ -277,7 +333,7 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
                     lazy_result = Some(Outcome::Safe(proof));
                 }
                 Outcome::Unknown(why) => general_note = Some(format!("with symbolic sizes {}: {why}; the concrete sizes next", names.join(", "))),
-                Outcome::Unsafe(_) => unreachable!("traces of the generalised system are never accepted"),
+                        Outcome::Unsafe(_) => unreachable!("traces of the generalised system are never accepted"),
             }
         }
         if lazy_result.is_none() {
@@ -287,7 +343,10 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
             earlier.absorb(&lz.stats);
             match o {
                 // a portfolio: backward reachability gets the remaining time
-                Outcome::Unknown(why) if opts.engine == Engine::Auto && why != "timeout" && why != "node limit" => fallback = Some(why),
+                Outcome::Unknown(why) if opts.engine == Engine::Auto && why != "timeout" && why != "node limit" => {
+                    fallback = Some(why);
+                    lazy_ran = false;
+                }
                 o => lazy_result = Some(o),
             }
         }
@@ -367,10 +426,13 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
         stats,
         proof: None,
         trace: None,
+        execution: None,
+        replayed: None,
         obligations: 0,
         time: Duration::ZERO,
         certify_time: replay_time,
         notes,
+        engine: if lazy_ran { "lazy" } else { "bwd" },
     };
     match outcome {
         Outcome::Unsafe(_) => {
@@ -421,6 +483,95 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
                 }
             }
             res.proof = Some(proof);
+        }
+    }
+    res.time = start.elapsed();
+    res
+}
+
+/// Runs the forward engine on `sys` and replays what it finds; never SAFE.
+fn check_run(sys: &System, opts: &CheckOptions) -> CheckResult {
+    let start = Instant::now();
+    let mut res = CheckResult {
+        verdict: Verdict::Unknown(String::new()),
+        certification: Certification::Skipped,
+        stats: Stats::default(),
+        proof: None,
+        trace: None,
+        execution: None,
+        replayed: None,
+        obligations: 0,
+        time: Duration::ZERO,
+        certify_time: Duration::ZERO,
+        notes: vec![],
+        engine: "run",
+    };
+    // the search leaves a share of the time limit to the replay
+    let ropts = run::Options {
+        timeout: opts.timeout.map(|t| t.mul_f64(0.85)),
+        max_steps: opts.max_steps.unwrap_or(DEFAULT_MAX_STEPS).max(1),
+        seed: opts.seed,
+    };
+    let sum = match run::search(sys, &ropts) {
+        Ok(s) => s,
+        Err(u) => {
+            res.verdict = Verdict::Unknown(format!("run engine: {}", u.0));
+            res.time = start.elapsed();
+            return res;
+        }
+    };
+    let jumped = if sum.accelerated > 0 { format!(", {} of them by accelerating self-loops", sum.accelerated) } else { String::new() };
+    res.notes.push(format!(
+        "run engine: {} run(s), {} steps{jumped} in {:.2}s ({:.1}M steps/s one by one)",
+        sum.runs,
+        sum.steps,
+        sum.time.as_secs_f64(),
+        sum.steps_per_sec() / 1e6
+    ));
+    if let Some(f) = sum.fault {
+        res.notes.push(format!("{} run(s) abandoned on an arithmetic fault (last: {f})", sum.faults));
+    }
+    match sum.found {
+        None => {
+            let why = if sum.timed_out { " (time limit reached)" } else { "" };
+            res.verdict =
+                Verdict::Unknown(format!("run engine: no error within {} steps × {} runs{why}", sum.limit, sum.runs));
+        }
+        Some(found) => {
+            res.notes.push(format!(
+                "unsafe state reached by run {} ({} values) after {} steps",
+                found.run + 1,
+                found.mode.name(),
+                found.execution.len()
+            ));
+            if opts.certify {
+                let t0 = Instant::now();
+                let r = crate::certify::execution::replay_until(sys, &found.execution, opts.timeout.map(|t| start + t));
+                res.certify_time = t0.elapsed();
+                match r {
+                    Ok(rep) => {
+                        res.verdict = Verdict::Unsafe;
+                        let how = if rep.accelerated > 0 {
+                            format!("execution replayed on the system ({} steps of self-loops in closed form)", rep.accelerated)
+                        } else {
+                            "execution replayed step by step on the system".into()
+                        };
+                        res.certification = Certification::Certified(how);
+                        res.replayed = Some(rep);
+                    }
+                    Err(e) => {
+                        res.verdict = Verdict::Unknown(if e.starts_with(crate::certify::execution::TIMED_OUT) {
+                            format!("run engine: {e}")
+                        } else {
+                            format!("run engine: the execution found does not replay: {e}")
+                        });
+                        res.certification = Certification::Uncertified(e);
+                    }
+                }
+            } else {
+                res.verdict = Verdict::Unsafe;
+            }
+            res.execution = Some(found.execution);
         }
     }
     res.time = start.elapsed();

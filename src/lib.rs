@@ -8,6 +8,7 @@ pub mod approx;
 pub mod certify;
 pub mod cube;
 pub mod driver;
+pub mod exec;
 pub mod engine;
 pub mod finite;
 pub mod fixpoint;

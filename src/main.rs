@@ -1,6 +1,6 @@
 //! The `arrax` command line: `parse`, `check`, `bench`.
 
-use arrax::driver::{self, Certification, CheckOptions, Verdict};
+use arrax::driver::{self, Certification, CheckOptions, Engine, Verdict};
 use arrax::engine::bwd::Order;
 use arrax::frontend;
 use arrax::report;
@@ -63,6 +63,13 @@ struct CheckArgs {
     /// Node limit (the run ends UNKNOWN).
     #[arg(long)]
     max_nodes: Option<usize>,
+    /// Forward engine: the largest step limit of one run (limits grow by
+    /// rounds from 1M steps up to this).
+    #[arg(long)]
+    max_steps: Option<u64>,
+    /// Forward engine: the seed of the value choices.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
     /// Largest number of processes a cube may name.
     #[arg(long, default_value_t = 8)]
     max_procs: usize,
@@ -104,6 +111,9 @@ enum EngineArg {
     Bwd,
     /// Lazy abstraction with interpolants and term abstraction (SAFARI).
     Lazy,
+    /// Forward concrete execution with seeded value choices (programs with
+    /// integer indices; finds errors, never proves safety).
+    Run,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -203,15 +213,18 @@ fn check(args: CheckArgs) -> ExitCode {
     }
     let opts = CheckOptions {
         engine: match args.engine {
-            EngineArg::Auto => driver::Engine::Auto,
-            EngineArg::Bwd => driver::Engine::Bwd,
-            EngineArg::Lazy => driver::Engine::Lazy,
+            EngineArg::Auto => Engine::Auto,
+            EngineArg::Bwd => Engine::Bwd,
+            EngineArg::Lazy => Engine::Lazy,
+            EngineArg::Run => Engine::Run,
         },
         interpolation: match args.interpolation {
             ItpArg::Projection => arrax::interpolate::Method::Projection,
             ItpArg::Cvc5 => arrax::interpolate::Method::Cvc5,
         },
         abstract_terms: args.abstract_terms.clone(),
+        max_steps: args.max_steps,
+        seed: args.seed,
         order: match args.search {
             SearchArg::Bfs => Order::Bfs,
             SearchArg::Dfs => Order::Dfs,
@@ -243,6 +256,7 @@ fn check(args: CheckArgs) -> ExitCode {
     let verdict_line = match (&r.verdict, &r.certification) {
         (Verdict::Safe, Certification::Uncertified(why)) => format!("SAFE (uncertified: {why})"),
         (Verdict::Safe, _) => "SAFE".to_string(),
+        (Verdict::Unsafe, Certification::Certified(_)) if r.replayed.is_some() => "UNSAFE (replayed)".to_string(),
         (Verdict::Unsafe, _) => "UNSAFE".to_string(),
         (Verdict::Unknown(why), _) => format!("UNKNOWN ({why})"),
     };
@@ -266,7 +280,8 @@ fn check(args: CheckArgs) -> ExitCode {
         }
         o.push_str(&format!("\"certified\":{},", matches!(r.certification, Certification::Certified(_))));
         o.push_str(&format!("\"certification\":{},", report::json_str(&cert_text)));
-        o.push_str(&format!("\"engine\":\"bwd\",\"solver\":\"{}\",", opts.backend));
+        let engine = r.engine;
+        o.push_str(&format!("\"engine\":\"{engine}\",\"solver\":\"{}\",", opts.backend));
         o.push_str(&format!("\"time\":{:.4},\"certify_time\":{:.4},", r.time.as_secs_f64(), r.certify_time.as_secs_f64()));
         o.push_str(&format!("\"obligations\":{},", r.obligations));
         o.push_str(&format!("\"stats\":{},", report::stats_json(&r.stats)));
@@ -285,6 +300,9 @@ fn check(args: CheckArgs) -> ExitCode {
                 .collect();
             o.push_str(&format!("\"trace\":{{\"procs\":{},\"steps\":[{}]}},", t.procs, steps.join(",")));
         }
+        if let Some(ex) = &r.execution {
+            o.push_str(&format!("\"trace\":{},", report::execution_json(sys, ex, r.replayed.as_ref())));
+        }
         let notes: Vec<String> = r.notes.iter().map(|n| report::json_str(n)).collect();
         o.push_str(&format!("\"notes\":[{}]", notes.join(",")));
         o.push('}');
@@ -302,7 +320,10 @@ fn check(args: CheckArgs) -> ExitCode {
         if let Some(t) = &r.trace {
             print!("{}", report::trace(sys, t));
         }
-        if args.verbose || r.trace.is_none() && r.proof.is_none() {
+        if let Some(ex) = &r.execution {
+            print!("{}", report::execution(sys, ex, r.replayed.as_ref()));
+        }
+        if args.verbose || r.trace.is_none() && r.proof.is_none() && r.execution.is_none() && r.engine != "run" {
             println!("statistics: {}", report::stats(&r.stats));
         }
         println!("time: {:.3}s (checking the answer: {:.3}s)", r.time.as_secs_f64(), r.certify_time.as_secs_f64());

@@ -1,9 +1,10 @@
 //! Presenting results: readable formulas, invariants, traces, statistics,
 //! and JSON.
 
+use crate::certify::execution::Replayed;
 use crate::certify::{ConcreteTrace, Value};
 use crate::cube::Cube;
-use crate::engine::Stats;
+use crate::engine::{Execution, Stats};
 use crate::logic::{EnumValues, Op, Sort, Term};
 use crate::system::System;
 use std::fmt::Write as _;
@@ -138,6 +139,194 @@ pub fn trace(sys: &System, t: &ConcreteTrace) -> String {
     }
     let _ = writeln!(out, "  reaches an unsafe state");
     out
+}
+
+/// An integer-coded value of a sort, readable (Booleans, enumeration
+/// names, numbers).
+pub fn value(v: i64, s: &Sort) -> String {
+    match s {
+        Sort::Bool => (v != 0).to_string(),
+        Sort::Enum(d) => match &d.values {
+            EnumValues::Names(ns) => ns.get(v as usize).map(|n| n.to_string()).unwrap_or_else(|| v.to_string()),
+            EnumValues::Subrange(..) => v.to_string(),
+        },
+        _ => v.to_string(),
+    }
+}
+
+/// Longest cycle (in run-length items) that [`summarise`] looks for.
+const MAX_CYCLE: usize = 6;
+
+/// One entry of a summarised execution: a cycle of run-length items
+/// (transition, consecutive repetitions) repeated some number of times.
+pub type Cycle = (Vec<(usize, u64)>, u64);
+
+/// The steps of an execution with loop iterations summarised: the
+/// run-length items (a transition repeated) grouped into cycles of up to a
+/// few items that repeat exactly (an outer loop whose inner loop runs the
+/// same number of times each time), chosen greedily: at each point the
+/// cycle that covers the most steps.
+pub fn summarise(steps: &[(usize, u64)]) -> Vec<Cycle> {
+    let mut out = vec![];
+    let mut p = 0;
+    while p < steps.len() {
+        let (mut best_len, mut best_reps, mut best_cover) = (1, 1usize, steps[p].1);
+        for l in 2..=MAX_CYCLE.min(steps.len() - p) {
+            let pat = &steps[p..p + l];
+            let mut reps = 1;
+            while p + (reps + 1) * l <= steps.len() && steps[p + reps * l..p + (reps + 1) * l] == *pat {
+                reps += 1;
+            }
+            let cover = (reps as u64).saturating_mul(pat.iter().map(|s| s.1).sum::<u64>());
+            if reps >= 2 && cover > best_cover {
+                (best_len, best_reps, best_cover) = (l, reps, cover);
+            }
+        }
+        out.push((steps[p..p + best_len].to_vec(), best_reps as u64));
+        p += best_len * best_reps;
+    }
+    out
+}
+
+/// Summary lines printed at most (the first and the last ones).
+const MAX_LINES: usize = 60;
+
+/// A cycle in words: `t × n`, or `(t1, t2 × n, t3) × m`.
+fn cycle_text(sys: &System, (items, reps): &Cycle) -> String {
+    let item = |&(t, n): &(usize, u64)| {
+        let name = &sys.transitions[t].name;
+        if n == 1 {
+            name.clone()
+        } else {
+            format!("{name} × {n}")
+        }
+    };
+    match items.as_slice() {
+        [one] if *reps == 1 => item(one),
+        [(t, n)] => format!("{} × {}", sys.transitions[*t].name, n * reps),
+        _ => format!("({}) × {reps}", items.iter().map(item).collect::<Vec<_>>().join(", ")),
+    }
+}
+
+/// A concrete execution found by forward execution: the initial state,
+/// the steps with loop iterations summarised (`l12-l12 × 99999`), the final
+/// values of the scalars and of the array cells read at the end.
+pub fn execution(sys: &System, ex: &Execution, replayed: Option<&Replayed>) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "Execution of {} steps{}:", ex.len(), if replayed.is_some() { " (replayed)" } else { "" });
+    let scalars: Vec<String> = ex.scalars.iter().map(|(t, v)| format!("{t} = {}", value(*v, t.sort()))).collect();
+    let _ = writeln!(out, "  initial state: {}", scalars.join(", "));
+    for a in &ex.arrays {
+        let sv = &sys.vars[a.var];
+        let es = sv.value_sort();
+        let shown: Vec<String> = a.cells.iter().take(4).map(|(i, v)| format!("{}[{}] = {}", sv.name(), join(i), value(*v, &es))).collect();
+        let more = if a.cells.len() > 4 { ", …" } else { "" };
+        let cells = if a.cells.is_empty() { String::new() } else { format!(" except {} chosen cells: {}{more}", a.cells.len(), shown.join(", ")) };
+        let _ = writeln!(out, "    {}[] = {}{cells}", sv.name(), value(a.default, &es));
+    }
+    let lines = summarise(&ex.steps);
+    let (mut first, mut cursor) = (1u64, 0usize);
+    for (k, c) in lines.iter().enumerate() {
+        let (items, reps) = c;
+        let len = items.iter().map(|i| i.1).sum::<u64>() * reps;
+        let inputs: usize = items.iter().map(|&(t, n)| sys.transitions[t].inputs().len() * n as usize).sum::<usize>() * *reps as usize;
+        let shown = lines.len() <= MAX_LINES || k < MAX_LINES * 2 / 3 || k >= lines.len() - MAX_LINES / 4;
+        if shown {
+            let text = if len == 1 {
+                let t = &sys.transitions[items[0].0];
+                let vals: Vec<String> =
+                    t.inputs().iter().zip(&ex.values[cursor..]).map(|(v, x)| format!("{v} = {}", value(*x, v.sort()))).collect();
+                let vals = if vals.is_empty() { String::new() } else { format!(" ({})", vals.join(", ")) };
+                format!("  step {first}: {}{vals}", t.name)
+            } else {
+                format!("  steps {first}–{}: {}", first + len - 1, cycle_text(sys, c))
+            };
+            let _ = writeln!(out, "{text}");
+        } else if k == MAX_LINES * 2 / 3 {
+            let _ = writeln!(out, "  … ({} lines omitted)", lines.len() - MAX_LINES * 2 / 3 - MAX_LINES / 4);
+        }
+        first += len;
+        cursor += inputs;
+    }
+    if let Some(r) = replayed {
+        let fin: Vec<String> = r.scalars.iter().map(|(t, v)| format!("{t} = {}", value(*v, t.sort()))).collect();
+        let _ = writeln!(out, "  final state: {}", fin.join(", "));
+        if !r.reads.is_empty() {
+            let cells: Vec<String> = r
+                .reads
+                .iter()
+                .map(|(a, i, v)| format!("{a}[{}] = {}", join(i), value(*v, a.sort().as_array().map(|s| &s.elem).unwrap_or(a.sort()))))
+                .collect();
+            let _ = writeln!(out, "    cells read at the end: {}", cells.join(", "));
+        }
+    }
+    let _ = writeln!(out, "  reaches unsafe cube {}: {}", ex.cube + 1, pretty(&sys.unsafe_[ex.cube].body()));
+    out
+}
+
+/// A value as a JSON literal: Booleans, enumeration names as strings, numbers.
+fn json_value(v: i64, s: &Sort) -> String {
+    match s {
+        Sort::Enum(d) if matches!(d.values, EnumValues::Names(_)) => json_str(&value(v, s)),
+        _ => value(v, s),
+    }
+}
+
+fn join(xs: &[i64]) -> String {
+    xs.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+/// Summary entries kept at each end of a long execution in JSON.
+const MAX_JSON_HALF: usize = 500;
+
+/// A concrete execution as JSON, in the shape of replayed traces (`procs`,
+/// `steps` with `transition`), steps summarised (`repeat`, and `cycle`
+/// for cycles of several run-length items; beyond 1000 entries the middle ones
+/// are left out and counted in `steps_omitted`), plus the initial and
+/// final scalars and the cells read at the end.
+pub fn execution_json(sys: &System, ex: &Execution, replayed: Option<&Replayed>) -> String {
+    let scal = |xs: &[(Term, i64)]| {
+        let items: Vec<String> = xs.iter().map(|(t, v)| format!("{}:{}", json_str(&t.to_string()), json_value(*v, t.sort()))).collect();
+        format!("{{{}}}", items.join(","))
+    };
+    let lines = summarise(&ex.steps);
+    let omitted = lines.len().saturating_sub(2 * MAX_JSON_HALF);
+    let kept = lines.iter().take(MAX_JSON_HALF).chain(lines.iter().skip(MAX_JSON_HALF + omitted));
+    let item = |&(t, n): &(usize, u64)| format!("{{\"transition\":{},\"procs\":[],\"repeat\":{n}}}", json_str(&sys.transitions[t].name));
+    let steps: Vec<String> = kept
+        .map(|(items, reps)| match items.as_slice() {
+            [(t, n)] => item(&(*t, n * reps)),
+            _ => format!("{{\"cycle\":[{}],\"repeat\":{reps}}}", items.iter().map(item).collect::<Vec<_>>().join(",")),
+        })
+        .collect();
+    let arrays: Vec<String> = ex
+        .arrays
+        .iter()
+        .map(|a| format!("{{\"array\":{},\"default\":{},\"chosen_cells\":{}}}", json_str(sys.vars[a.var].name()), a.default, a.cells.len()))
+        .collect();
+    let mut o = format!(
+        "{{\"procs\":0,\"length\":{},\"steps\":[{}],\"steps_omitted\":{omitted},\"initial\":{},\"initial_arrays\":[{}],\"unsafe_cube\":{}",
+        ex.len(),
+        steps.join(","),
+        scal(&ex.scalars),
+        arrays.join(","),
+        ex.cube + 1
+    );
+    if let Some(r) = replayed {
+        let reads: Vec<String> = r
+            .reads
+            .iter()
+            .map(|(a, i, v)| format!(
+                    "{{\"array\":{},\"index\":[{}],\"value\":{}}}",
+                    json_str(&a.to_string()),
+                    join(i).replace(' ', ""),
+                    json_value(*v, a.sort().as_array().map(|s| &s.elem).unwrap_or(a.sort()))
+                ))
+            .collect();
+        let _ = write!(o, ",\"final\":{},\"reads\":[{}]", scal(&r.scalars), reads.join(","));
+    }
+    o.push('}');
+    o
 }
 
 /// Statistics in readable form.

@@ -105,6 +105,14 @@ pub struct Transition {
     pub updates: Vec<Update>,
 }
 
+impl Transition {
+    /// The parameters, then the existential values: the inputs a concrete
+    /// step chooses.
+    pub fn inputs(&self) -> Vec<Term> {
+        self.params.iter().chain(&self.values).cloned().collect()
+    }
+}
+
 /// An array-based transition system.
 #[derive(Clone, Debug, Default)]
 pub struct System {

@@ -122,6 +122,9 @@ fn unsigned_arithmetic_wraps() {
     let text = canonical::print(&p.system);
     assert!(text.contains("(update u 4294967295)"), "{text}");
     assert!(text.contains("(update c 0)"), "{text}");
+    let p = c("int main() {\n  int t = (int) 4294967295u;\n  char c = 200;\n  while (t < c) t++;\n}\n");
+    let text = canonical::print(&p.system);
+    assert!(text.contains("(update t (- 1))") && text.contains("(update c (- 56))"), "{text}");
     let p = c("int main() {\n  unsigned int u;\n  u = u + 1;\n  while (u > 0) u--;\n}\n");
     let text = canonical::print(&p.system);
     assert!(text.contains("(mod (+ u 1) 4294967296)"), "{text}");
@@ -215,4 +218,19 @@ fn damaged_programs_never_panic() {
             assert!(r.is_ok(), "{name}: panic on\n{v}");
         }
     }
+}
+
+/// Conditions on inputs stay in the guard; only the range facts of unused
+/// inputs are dropped.
+#[test]
+fn conditions_on_inputs_are_kept() {
+    let p = c("extern unsigned int __VERIFIER_nondet_uint(void);\nint main() {\n  unsigned int u = __VERIFIER_nondet_uint();\n  if (u + 1 == 0) reach_error();\n  return 0;\n}\n");
+    let t = p.system.transitions.iter().find(|t| t.name == "l2-error").expect("an error transition");
+    let text = canonical::print(&p.system);
+    assert_eq!(t.values.len(), 1, "{text}");
+    assert!(text.contains("(= (mod (+ nd!3 1) 4294967296) 0)") && text.contains("(<= nd!3 4294967295)"), "{text}");
+    // `int y;` in a loop chooses a value, overwritten at once: no input left
+    let p = c("int main() {\n  unsigned int u;\n  while (u > 5) { int y; y = 1; u = u - y; }\n  return 0;\n}\n");
+    let t = p.system.transitions.iter().find(|t| t.name == "l3-l3").expect("the loop");
+    assert!(t.values.is_empty(), "{}", canonical::print(&p.system));
 }

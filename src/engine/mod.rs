@@ -2,8 +2,10 @@
 //! way and ends with an [`Outcome`]; engines never parse and reach solvers
 //! only through [`crate::smt`].
 
+pub mod accel;
 pub mod bwd;
 pub mod lazy;
+pub mod run;
 
 use crate::cube::Cube;
 use crate::pre::Edge;
@@ -26,6 +28,49 @@ pub struct AbstractTrace {
     pub cubes: Vec<Cube>,
     /// The edge leading from each cube to the next (one fewer than cubes).
     pub edges: Vec<Edge>,
+}
+
+/// A concrete execution found by forward execution ([`run`]): everything
+/// needed to replay it without the engine. Values are integers (Booleans
+/// 0/1, enumeration constants by number).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Execution {
+    /// The initial value of every scalar state variable and rigid constant.
+    pub scalars: Vec<(crate::logic::Term, i64)>,
+    /// The initial content of every array state variable.
+    pub arrays: Vec<ArrayContent>,
+    /// The steps, run-length encoded: (transition, consecutive repetitions).
+    pub steps: Vec<(usize, u64)>,
+    /// The inputs of the steps in order: each step takes as many as its
+    /// transition has parameters and `values` (see `Transition::inputs`).
+    pub values: Vec<i64>,
+    /// The unsafe cube reached.
+    pub cube: usize,
+    /// The values of the cube's index variables (pairwise distinct).
+    pub cube_values: Vec<i64>,
+}
+
+/// The initial content of an array: cells listed explicitly, every other
+/// cell holding the default.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArrayContent {
+    /// Which state variable (position in `System::vars`).
+    pub var: usize,
+    /// The value of the cells not listed.
+    pub default: i64,
+    /// Explicit cells: index tuple and value.
+    pub cells: Vec<(Vec<i64>, i64)>,
+}
+
+impl Execution {
+    /// The number of steps.
+    pub fn len(&self) -> u64 {
+        self.steps.iter().map(|s| s.1).sum()
+    }
+    /// Whether the execution has no step (the initial state is unsafe).
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
+    }
 }
 
 /// A safety proof as backward search leaves it: the visited cubes, whose

@@ -364,10 +364,22 @@ impl<'a> Builder<'a> {
         }
     }
     /// Converts a value of type `from` to type `to`: unsigned targets wrap
-    /// modulo 2^w, `_Bool` becomes 0/1, signed targets keep the value.
+    /// modulo 2^w, `_Bool` becomes 0/1, a signed target that cannot hold
+    /// every value of `from` wraps into its range (two's complement, as
+    /// gcc does); otherwise the value is kept.
     fn convert(&self, e: LExpr, from: IntTy, to: IntTy, pos: Pos) -> R<LExpr> {
         if to.kind == IntKind::Bool {
             return Ok(if from.kind == IntKind::Bool { e } else { fold(LExpr::ToBool(Box::new(e))) });
+        }
+        let (bf, bt) = (self.bits(from), self.bits(to));
+        if to.signed && (bf > bt || (!from.signed && bf >= bt)) {
+            if bt >= 64 {
+                return Err(self.unsupported(pos, "64-bit unsigned arithmetic"));
+            }
+            let half = LExpr::Const(1i64 << (bt - 1));
+            let shifted = fold(LExpr::Arith(Arith::Add, Box::new(e), Box::new(half.clone())));
+            let wrapped = fold(LExpr::Wrap(bt, Box::new(shifted)));
+            return Ok(fold(LExpr::Arith(Arith::Sub, Box::new(wrapped), Box::new(half))));
         }
         if !to.signed && (from.signed || self.bits(from) > self.bits(to)) {
             let b = self.bits(to);

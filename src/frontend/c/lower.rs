@@ -82,8 +82,10 @@ impl State {
             _ => self.conds.push(c),
         }
     }
+    /// False when the path condition is syntactically contradictory.
     fn feasible(&self) -> bool {
-        !self.conds.iter().any(|c| c.as_bool() == Some(false))
+        let set: HashSet<&Term> = self.conds.iter().collect();
+        !self.conds.iter().any(|c| c.as_bool() == Some(false) || set.contains(&c.not()))
     }
 }
 
@@ -96,6 +98,8 @@ struct Exec<'c> {
     js: Vec<Term>,
     /// The nondeterministic values created so far (for this cut point).
     values: Vec<Term>,
+    /// Their range facts `lo <= v`, `v <= hi`.
+    ranges: HashSet<Term>,
     taken: HashSet<String>,
     /// Whether the cut point is the entry (variables still hold their initial values).
     from_entry: bool,
@@ -111,8 +115,10 @@ impl Exec<'_> {
         }
         let v = Term::var(&name, Sort::Int);
         self.values.push(v.clone());
-        s.assume(Term::le(&Term::int(lo), &v));
-        s.assume(Term::le(&v, &Term::int(hi)));
+        for fact in [Term::le(&Term::int(lo), &v), Term::le(&v, &Term::int(hi))] {
+            self.ranges.insert(fact.clone());
+            s.assume(fact);
+        }
         v
     }
 
@@ -373,7 +379,7 @@ pub fn lower(cfa: &Cfa) -> System {
         if c == cfa.error || c == cfa.exit {
             continue;
         }
-        let mut ex = Exec { cfa, vars: vars.clone(), js: js.clone(), values: vec![], taken: HashSet::new(), from_entry: c == cfa.entry };
+        let mut ex = Exec { cfa, vars: vars.clone(), js: js.clone(), values: vec![], ranges: HashSet::new(), taken: HashSet::new(), from_entry: c == cfa.entry };
         let targets = ex.region(c, &is_cut);
         for (t, s) in targets {
             let ti = cuts.iter().position(|x| *x == t).expect("a cut point");
@@ -388,8 +394,11 @@ pub fn lower(cfa: &Cfa) -> System {
                     }
                 }
             }
-            let conds = drop_unused_inputs(s.conds, &updates, &ex.values);
+            let conds = drop_unused_inputs(s.conds, &updates, &ex.ranges);
             let guard = Term::and(std::iter::once(Term::eq(&pc, &at(c))).chain(conds));
+            if guard.as_bool() == Some(false) {
+                continue;
+            }
             let mut occurring: HashSet<Term> = free_vars(&guard).into_iter().collect();
             for u in &updates {
                 occurring.extend(free_vars(&u.value));
@@ -411,22 +420,12 @@ pub fn lower(cfa: &Cfa) -> System {
 /// Drops the range facts of inputs that nothing else mentions (an
 /// uninitialised variable overwritten before use): a value in range exists,
 /// so they do not restrict the transition.
-fn drop_unused_inputs(conds: Vec<Term>, updates: &[Update], values: &[Term]) -> Vec<Term> {
-    // the input a condition is only about, if any
-    let only: Vec<Option<Term>> = conds
-        .iter()
-        .map(|c| match free_vars(c).as_slice() {
-            [v] if values.contains(v) => Some(v.clone()),
-            _ => None,
-        })
-        .collect();
+fn drop_unused_inputs(conds: Vec<Term>, updates: &[Update], ranges: &HashSet<Term>) -> Vec<Term> {
     let mut used: HashSet<Term> = updates.iter().flat_map(|u| free_vars(&u.value)).collect();
-    for (c, o) in conds.iter().zip(&only) {
-        if o.is_none() {
-            used.extend(free_vars(c));
-        }
+    for c in conds.iter().filter(|c| !ranges.contains(c)) {
+        used.extend(free_vars(c));
     }
-    conds.into_iter().zip(only).filter(|(_, o)| o.as_ref().is_none_or(|v| used.contains(v))).map(|(c, _)| c).collect()
+    conds.into_iter().filter(|c| !ranges.contains(c) || free_vars(c).iter().any(|v| used.contains(v))).collect()
 }
 
 impl Exec<'_> {
