@@ -225,6 +225,8 @@ struct Builder<'a> {
     funcs: HashMap<&'a str, &'a Function>,
     declared: HashSet<&'a str>,
     globals: HashMap<String, Binding>,
+    /// The variables of static locals, one per declaration (shared by every inlined call).
+    statics: HashMap<*const Decl, Binding>,
     frames: Vec<Frame>,
     vars: Vec<Var>,
     names: HashSet<String>,
@@ -247,6 +249,7 @@ pub fn build(src: &str, tu: &TranslationUnit, model: DataModel) -> R<Cfa> {
         funcs: HashMap::new(),
         declared: HashSet::new(),
         globals: HashMap::new(),
+        statics: HashMap::new(),
         frames: vec![],
         vars: vec![],
         names: HashSet::new(),
@@ -837,7 +840,11 @@ impl<'a> Builder<'a> {
             (_, Storage::Typedef) | (Type::Function(..), _) => Ok(()),
             (_, Storage::Extern) => Err(self.unsupported(d.pos, "extern declarations inside functions")),
             (_, Storage::Static) => {
-                // a static local is a global with a local name
+                // a static local is a global with a local name, one per declaration
+                if let Some(b) = self.statics.get(&(d as *const Decl)).cloned() {
+                    self.bind(&d.name, b);
+                    return Ok(());
+                }
                 let frames = std::mem::take(&mut self.frames);
                 let shadowed = self.globals.remove(&d.name);
                 let r = self.global_decl(d);
@@ -847,6 +854,7 @@ impl<'a> Builder<'a> {
                 if let Some(g) = shadowed {
                     self.globals.insert(d.name.clone(), g);
                 }
+                self.statics.insert(d as *const Decl, b.clone());
                 self.bind(&d.name, b);
                 Ok(())
             }
