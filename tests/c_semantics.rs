@@ -194,7 +194,7 @@ fn lowered_programs_agree_with_gcc() {
     let dir = std::env::temp_dir().join(format!("arrax-c-sem-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut checked = 0;
-    for name in ["arith", "control", "scopes"] {
+    for name in ["arith", "control", "scopes", "exprs"] {
         let src = std::fs::read_to_string(root.join("tests/c_programs").join(format!("{name}.c"))).unwrap();
         let mut variants = vec![(name.to_string(), src.clone())];
         for k in 0.. {
@@ -209,5 +209,5 @@ fn lowered_programs_agree_with_gcc() {
             checked += 1;
         }
     }
-    assert!(checked >= 35, "{checked} programs");
+    assert!(checked >= 45, "{checked} programs");
 }
