@@ -3,7 +3,8 @@
 //!
 //! The cut points are the entry of `main`, the heads of loops (targets of
 //! the back edges of a depth-first search, so also `goto` targets that
-//! close a cycle), the error and the exit location. The program counter
+//! close a cycle), the error and the exit location, plus the joins where
+//! merged terms would grow too large (see [`MAX_TERM_SIZE`]). The program counter
 //! `pc` ranges over an enumeration of them (`l<line>`, `error`, `exit`).
 //! From every cut point the loop-free code up to the next cut points is
 //! executed symbolically, merging paths where they join: the path
