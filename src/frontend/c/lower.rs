@@ -313,7 +313,7 @@ impl Exec<'_> {
 /// The largest size (as a tree) of a merged term before the join becomes
 /// a cut point of its own: sequences of branches would otherwise give
 /// updates exponentially large when printed.
-const MAX_TERM_SIZE: u64 = 4000;
+pub const MAX_TERM_SIZE: u64 = 4000;
 
 /// The size of a term as a tree (saturating), memoised on its DAG.
 fn tree_size(t: &Term, memo: &mut HashMap<Term, u64>) -> u64 {
