@@ -234,3 +234,14 @@ fn conditions_on_inputs_are_kept() {
     let t = p.system.transitions.iter().find(|t| t.name == "l3-l3").expect("the loop");
     assert!(t.values.is_empty(), "{}", canonical::print(&p.system));
 }
+
+/// A long sequence of dependent branches gets extra cut points instead of
+/// exponentially large merged terms.
+#[test]
+fn long_branch_sequences_stay_small() {
+    let body = "  if (x > y) y = y + 1; else x = x - 1;\n".repeat(40);
+    let p = c(&format!("int main() {{\n  int x; int y = 0;\n{body}  while (x) x--;\n}}\n"));
+    let text = round_trip(&p, "40 branches");
+    assert!(text.len() < 2_000_000, "{} bytes", text.len());
+    assert!(p.system.transitions.len() > 4, "{text}");
+}

@@ -3,7 +3,8 @@
 //!
 //! The cut points are the entry of `main`, the heads of loops (targets of
 //! the back edges of a depth-first search, so also `goto` targets that
-//! close a cycle), the error and the exit location. The program counter
+//! close a cycle), the error and the exit location, plus the joins where
+//! merged terms would grow too large (see [`MAX_TERM_SIZE`]). The program counter
 //! `pc` ranges over an enumeration of them (`l<line>`, `error`, `exit`).
 //! From every cut point the loop-free code up to the next cut points is
 //! executed symbolically, merging paths where they join: the path
@@ -309,9 +310,59 @@ impl Exec<'_> {
     }
 }
 
+/// The largest size (as a tree) of a merged term before the join becomes
+/// a cut point of its own: sequences of branches would otherwise give
+/// updates exponentially large when printed.
+pub const MAX_TERM_SIZE: u64 = 4000;
+
+/// The size of a term as a tree (saturating), memoised on its DAG.
+fn tree_size(t: &Term, memo: &mut HashMap<Term, u64>) -> u64 {
+    if let Some(n) = memo.get(t) {
+        return *n;
+    }
+    let n = t.args().iter().fold(1u64, |acc, a| acc.saturating_add(tree_size(a, memo)));
+    memo.insert(t.clone(), n);
+    n
+}
+
 /// Lowers the automaton into a system (see the module documentation).
 pub fn lower(cfa: &Cfa) -> System {
-    let cuts = cut_points(cfa);
+    let mut cuts = cut_points(cfa);
+    let vars: Vec<Term> = cfa
+        .vars
+        .iter()
+        .map(|v| match v.dims {
+            0 => Term::var(&v.name, Sort::Int),
+            d => Term::var(&v.name, Sort::array(vec![Sort::Int; d], Sort::Int)),
+        })
+        .collect();
+    let js = vec![Term::var("j!", Sort::Int), Term::var("k!", Sort::Int)];
+    // the blocks from every cut point; a join whose terms grow too large becomes a cut point
+    let blocks = 'retry: loop {
+        let is_cut: HashSet<NodeId> = cuts.iter().copied().collect();
+        let mut blocks = vec![];
+        for &c in cuts.iter().filter(|c| **c != cfa.error && **c != cfa.exit) {
+            let mut ex = Exec {
+                cfa,
+                vars: vars.clone(),
+                js: js.clone(),
+                values: vec![],
+                ranges: HashSet::new(),
+                taken: HashSet::new(),
+                from_entry: c == cfa.entry,
+            };
+            match ex.region(c, &is_cut) {
+                Ok(targets) => blocks.push((c, targets, ex)),
+                Err(join) => {
+                    let at = cuts.len() - 2;
+                    cuts.insert(at, join);
+                    cuts[1..at + 1].sort_by_key(|h| (cfa.nodes[*h].line, *h));
+                    continue 'retry;
+                }
+            }
+        }
+        break blocks;
+    };
     let mut names: Vec<String> = vec![];
     let mut used: HashMap<String, usize> = HashMap::new();
     for &c in &cuts {
@@ -330,14 +381,6 @@ pub fn lower(cfa: &Cfa) -> System {
     let loc = Sort::Enum(def.clone());
     let at = |c: NodeId| Term::enum_const(loc.clone(), cuts.iter().position(|x| *x == c).expect("a cut point") as i64);
     let pc = Term::var("pc", loc.clone());
-    let vars: Vec<Term> = cfa
-        .vars
-        .iter()
-        .map(|v| match v.dims {
-            0 => Term::var(&v.name, Sort::Int),
-            d => Term::var(&v.name, Sort::array(vec![Sort::Int; d], Sort::Int)),
-        })
-        .collect();
     let mut sys = System { index: Some(IndexKind::Int), enums: vec![def.clone()], ..System::default() };
     sys.vars.push(StateVar { term: pc.clone(), is_array: false });
     for (t, v) in vars.iter().zip(&cfa.vars) {
@@ -373,14 +416,8 @@ pub fn lower(cfa: &Cfa) -> System {
     sys.initial.extend(quantified);
     sys.unsafe_.push(Quantified { vars: vec![], lits: vec![Term::eq(&pc, &at(cfa.error))] });
     // transitions
-    let is_cut: HashSet<NodeId> = cuts.iter().copied().collect();
-    let js = vec![Term::var("j!", Sort::Int), Term::var("k!", Sort::Int)];
-    for (ci, &c) in cuts.iter().enumerate() {
-        if c == cfa.error || c == cfa.exit {
-            continue;
-        }
-        let mut ex = Exec { cfa, vars: vars.clone(), js: js.clone(), values: vec![], ranges: HashSet::new(), taken: HashSet::new(), from_entry: c == cfa.entry };
-        let targets = ex.region(c, &is_cut);
+    for (c, targets, ex) in blocks {
+        let ci = cuts.iter().position(|x| *x == c).expect("a cut point");
         for (t, s) in targets {
             let ti = cuts.iter().position(|x| *x == t).expect("a cut point");
             let mut updates = vec![];
@@ -430,8 +467,9 @@ fn drop_unused_inputs(conds: Vec<Term>, updates: &[Update], ranges: &HashSet<Ter
 
 impl Exec<'_> {
     /// Executes everything reachable from cut point `c` up to the next cut
-    /// points; returns the state reaching each of them, in order of arrival.
-    fn region(&mut self, c: NodeId, is_cut: &HashSet<NodeId>) -> Vec<(NodeId, State)> {
+    /// points; returns the state reaching each of them, in order of arrival,
+    /// or a join node where the merged terms grow beyond [`MAX_TERM_SIZE`].
+    fn region(&mut self, c: NodeId, is_cut: &HashSet<NodeId>) -> Result<Vec<(NodeId, State)>, NodeId> {
         let cfa = self.cfa;
         let nodes = &cfa.nodes;
         // a topological order of the region (cut points end it, so it has no cycle)
@@ -494,8 +532,15 @@ impl Exec<'_> {
                 };
                 let old = std::mem::replace(slot, State { conds: vec![], store: vec![] });
                 *slot = self.merge(old, s2);
+                if !is_cut.contains(&m) {
+                    let mut memo = HashMap::new();
+                    let size = slot.store.iter().chain(&slot.conds).map(|t| tree_size(t, &mut memo)).max().unwrap_or(0);
+                    if size > MAX_TERM_SIZE {
+                        return Err(m);
+                    }
+                }
             }
         }
-        targets
+        Ok(targets)
     }
 }
