@@ -178,8 +178,8 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
         }
         let left = opts.timeout.map(|t| t.saturating_sub(start.elapsed()));
         let mut r = check_inner(full, &CheckOptions { timeout: left, ..opts.clone() }, program);
-        if matches!(r.verdict, Verdict::Unknown(_)) && left.is_none_or(|l| start.elapsed() < l) {
-            let rest = opts.timeout.map(|t| t.saturating_sub(start.elapsed()));
+        let rest = opts.timeout.map(|t| t.saturating_sub(start.elapsed()));
+        if matches!(&r.verdict, Verdict::Unknown(why) if why != "timeout") && rest.is_none_or(|r| r > Duration::from_millis(500)) {
             let again = check_run(full, &CheckOptions { timeout: rest, seed: opts.seed.wrapping_add(1_000_003), ..opts.clone() });
             if again.verdict == Verdict::Unsafe {
                 let mut a = again;

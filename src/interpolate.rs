@@ -254,7 +254,11 @@ fn check(solver: &mut dyn Solver, source: Option<&usize>, a: &[Cube], vars: &[Te
         Some(k) => cube_formula(&a[*k]),
         None => disjunction(a),
     };
-    let dist = Term::distinct(&a.iter().flat_map(|c| c.vars.clone()).filter(|v| vars.contains(v)).collect::<Vec<_>>());
+    // the piece's variables are pairwise distinct (its cube's, or all of A's for cvc5)
+    let mut own: Vec<Term> = vars.to_vec();
+    own.sort();
+    own.dedup();
+    let dist = Term::distinct(&own);
     if !unsat(solver, &[premise, body.not()])? {
         return Err(Failure::Unknown("interpolant not implied by A".into()));
     }

@@ -242,6 +242,26 @@ fn check(args: CheckArgs) -> ExitCode {
         brab: args.brab,
         postpone: !args.no_postpone,
     };
+    // a hard deadline: whatever a search step does, a time limit ends the
+    // run UNKNOWN with exit code 3 shortly after it expires
+    if let Some(t) = opts.timeout {
+        let json = args.json;
+        let file = args.file.display().to_string();
+        std::thread::spawn(move || {
+            let wait = t.mul_f64(1.1) + Duration::from_secs(3);
+            std::thread::sleep(wait);
+            if json {
+                println!(
+                    "{{\"file\":{},\"verdict\":\"UNKNOWN\",\"reason\":\"timeout\",\"certified\":false,\"time\":{:.4}}}",
+                    report::json_str(&file),
+                    wait.as_secs_f64()
+                );
+            } else {
+                println!("UNKNOWN (timeout)");
+            }
+            std::process::exit(3);
+        });
+    }
     let r = driver::check(sys, &opts);
     if args.svcomp {
         println!(

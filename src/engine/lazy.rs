@@ -119,6 +119,10 @@ fn disjunction(cs: &[Cube]) -> Term {
 /// the first's (or fresh ones, up to `max_vars` in all); cubes implied by
 /// another one of the result are dropped.
 fn conjoin(l: &[Cube], i: &[Cube], max_vars: usize) -> Vec<Cube> {
+    // a large product: the interpolants alone (also containing the pre-image)
+    if l.len() * i.len() > 16 {
+        return dedup(i.to_vec());
+    }
     let mut out = vec![];
     for a in l {
         for b in i {
@@ -403,6 +407,9 @@ impl<'a> Lazy<'a> {
         let mut labels: Vec<Vec<Cube>> = vec![];
         let mut prev = root;
         for j in 1..path.len() {
+            if self.limit().is_some() {
+                return Err(Refusal::Failed("timeout".into()));
+            }
             let a = if prev.is_empty() {
                 vec![]
             } else {
