@@ -277,6 +277,15 @@ impl<'a> SafeChecker<'a> {
             substitute(&t.guard, &pmap),
             substitute(&cube.body(), &next),
         ];
+        // integer indices: the index terms read in the obligation too (the
+        // instantiation set of the array property fragment)
+        if sys.index_kind() != crate::system::IndexKind::Order {
+            for x in crate::path::index_terms(sys, &Term::and(base.iter().cloned())) {
+                if !terms.contains(&x) {
+                    terms.push(x);
+                }
+            }
+        }
         if let Some((j, body)) = &t.uguard {
             let body = substitute(body, &pmap);
             for v in &terms {

@@ -168,7 +168,10 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
     if opts.engine == Engine::Auto && program {
         // the portfolio for programs: a short forward execution (errors
         // behind long loops), then lazy abstraction, then execution again
-        let share = opts.timeout.map(|t| t / 10).unwrap_or(Duration::from_secs(2)).min(Duration::from_secs(2));
+        let share = match opts.timeout {
+            Some(t) => (t / 10).max(Duration::from_secs(3)).min(t / 2),
+            None => Duration::from_secs(3),
+        };
         let first = check_run(full, &CheckOptions { timeout: Some(share), ..opts.clone() });
         if first.verdict == Verdict::Unsafe {
             let mut r = first;
@@ -464,6 +467,11 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
                     Some(o) if o.status == Status::Failed => {
                         res.verdict = Verdict::Unknown(format!("certification failed: obligation {} has a counter-model", o.name));
                         res.certification = Certification::Uncertified(format!("{} failed", o.name));
+                    }
+                    Some(o) if lazy_ran => {
+                        // lazy abstraction's proofs are only trusted certified
+                        res.verdict = Verdict::Unknown(format!("invariant not certified: obligation {} unknown", o.name));
+                        res.certification = Certification::Uncertified(format!("{} unknown", o.name));
                     }
                     Some(o) => {
                         let why = match &o.status {

@@ -119,10 +119,6 @@ fn disjunction(cs: &[Cube]) -> Term {
 /// the first's (or fresh ones, up to `max_vars` in all); cubes implied by
 /// another one of the result are dropped.
 fn conjoin(l: &[Cube], i: &[Cube], max_vars: usize) -> Vec<Cube> {
-    // a large product: the interpolants alone (also containing the pre-image)
-    if l.len() * i.len() > 16 {
-        return dedup(i.to_vec());
-    }
     let mut out = vec![];
     for a in l {
         for b in i {
@@ -445,9 +441,21 @@ impl<'a> Lazy<'a> {
         let mut changed = false;
         for j in 1..path.len() {
             let node = path[j];
-            let new = conjoin(&self.nodes[node].label, &labels[j - 1], self.opts.max_procs);
+            // a large product: the interpolants alone, which contain the
+            // pre-image along the path but not what the node's other
+            // children were computed from (those go)
+            let replace = self.nodes[node].label.len() * labels[j - 1].len() > 16;
+            let new = if replace { dedup(labels[j - 1].clone()) } else { conjoin(&self.nodes[node].label, &labels[j - 1], self.opts.max_procs) };
             if keys(&new) == keys(&self.nodes[node].label) {
                 continue;
+            }
+            if replace {
+                let keep = path.get(j + 1).copied();
+                for ch in self.nodes[node].children.clone() {
+                    if Some(ch) != keep {
+                        self.delete(ch);
+                    }
+                }
             }
             changed = true;
             if new.is_empty() {
