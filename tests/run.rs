@@ -235,3 +235,33 @@ fn boolean_array_updates_in_simplified_form() {
     bad.arrays[0].default = 1;
     assert!(replay(&sys, &bad).unwrap_err().contains("initial state violates"));
 }
+
+/// A value no literal of the program names (`2x = 2468 + x - 1234` holds
+/// only for `x = 1234`) comes from a model of the error condition.
+#[test]
+fn solver_suggested_values_reach_a_pinpoint_error() {
+    let sys = mcmt(
+        ":index int
+:smt (define-type loc (subrange 1 2))
+:local a int
+:global x int
+:global pc loc
+:initial
+:var y
+:cnj (= pc[y] 1)
+:unsafe
+:var z1
+:cnj (= pc[z1] 2)
+:transition
+:var j
+:guard (= pc[j] 1) (= (* 3 x[j]) (+ 2468 x[j])) (< 1000 x[j]) (< x[j] 2000)
+:numcases 1
+:case
+ :val a[j]
+ :val x[j]
+ :val 2
+",
+    );
+    let ex = found(&sys);
+    assert!(ex.len() <= 2, "{}", ex.len());
+}

@@ -31,7 +31,8 @@ pub enum Mode {
     Low,
     /// Uniform in -3..=3 (many repetitions).
     Small,
-    /// Constants of the system ±1.
+    /// Constants of the system and values a solver suggests from the error
+    /// condition, ±1.
     Suggested,
     /// 0, except the `n`-th choice of the run (`n` = the round) which is
     /// the greatest value of the range: a unique maximum.
@@ -544,7 +545,16 @@ fn dims(sys: &System, prog: &Program, slot: usize) -> usize {
 
 /// Runs the forward engine on `sys`.
 pub fn search(sys: &System, opts: &Options) -> Result<Summary, Unsupported> {
-    let prog = compile(sys)?;
+    let mut prog = compile(sys)?;
+    // the constants mode also tries the values a solver suggests
+    for v in suggested_values(sys) {
+        for k in [v.saturating_sub(1), v, v.saturating_add(1)] {
+            if !prog.constants.contains(&k) {
+                prog.constants.push(k);
+            }
+        }
+    }
+    prog.constants.sort();
     let loops = accel::analyse(&prog);
     let start = Instant::now();
     let deadline = opts.timeout.map(|t| start + t);
@@ -597,4 +607,38 @@ pub fn search(sys: &System, opts: &Options) -> Result<Summary, Unsupported> {
     }
     sum.time = start.elapsed();
     Ok(sum)
+}
+
+/// Values a solver suggests from the error condition: for each transition,
+/// a model of "its guard holds and its successor is unsafe" (the unsafe
+/// cube's index variables and the inputs free), and the integer values it
+/// gives the formula's symbols.
+fn suggested_values(sys: &System) -> Vec<i64> {
+    use crate::logic::{free_vars, substitute, Sort, Term};
+    let mut solver = crate::smt::solver(crate::smt::Backend::Z3);
+    solver.set_timeout_ms(200);
+    let mut out = vec![];
+    for u in &sys.unsafe_ {
+        for t in &sys.transitions {
+            let next: std::collections::HashMap<Term, Term> =
+                (0..sys.vars.len()).map(|k| (sys.vars[k].term.clone(), sys.next_value(t, k))).collect();
+            let f = Term::and([t.guard.clone(), substitute(&u.body(), &next)]);
+            if f.as_bool() == Some(false) {
+                continue;
+            }
+            solver.push();
+            solver.assert(&f);
+            if solver.check() == crate::smt::SatResult::Sat {
+                for v in free_vars(&f).into_iter().filter(|v| *v.sort() == Sort::Int) {
+                    if let Some(n) = solver.value(&v).and_then(|x| x.as_int()) {
+                        if !out.contains(&n) {
+                            out.push(n);
+                        }
+                    }
+                }
+            }
+            solver.pop();
+        }
+    }
+    out
 }
