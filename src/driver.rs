@@ -181,6 +181,7 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
         }
         let left = opts.timeout.map(|t| t.saturating_sub(start.elapsed()));
         let mut r = check_inner(full, &CheckOptions { timeout: left, ..opts.clone() }, program);
+        r.notes.insert(0, format!("portfolio: forward execution found no error in {:.2}s; then {}", first.time.as_secs_f64(), r.engine));
         let rest = opts.timeout.map(|t| t.saturating_sub(start.elapsed()));
         if matches!(&r.verdict, Verdict::Unknown(why) if why != "timeout") && rest.is_none_or(|r| r > Duration::from_millis(500)) {
             let again = check_run(full, &CheckOptions { timeout: rest, seed: opts.seed.wrapping_add(1_000_003), ..opts.clone() });
