@@ -280,7 +280,9 @@ impl<'a> Lazy<'a> {
         let own: HashSet<usize> = self.subtree(id).into_iter().collect();
         let others: Vec<usize> = (0..self.nodes.len()).filter(|k| !own.contains(k) && self.live(*k)).collect();
         let mut coverers = vec![];
-        for c in self.nodes[id].label.clone() {
+        let mut syntactic = 0;
+        let label = self.nodes[id].label.clone();
+        for c in label.iter().cloned() {
             let facts = Facts::of(&c);
             let mut used = vec![];
             let mut clauses = vec![];
@@ -303,6 +305,7 @@ impl<'a> Lazy<'a> {
                 }
             }
             if subsumed {
+                syntactic += 1;
                 continue;
             }
             if clauses.is_empty() {
@@ -325,6 +328,9 @@ impl<'a> Lazy<'a> {
         }
         coverers.sort();
         coverers.dedup();
+        if syntactic == label.len() {
+            self.stats.subsumed += 1;
+        }
         Ok(Some(coverers))
     }
 
