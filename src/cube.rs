@@ -269,6 +269,29 @@ fn split_once(lits: Vec<Term>) -> Split {
 /// cube variable is replaced by it; finite sorts are closed (all values but
 /// one excluded gives an equality, all excluded a contradiction). Returns
 /// `None` on a contradiction.
+/// The truth value of an integer comparison whose sides differ by a
+/// constant (`z < z + 1`, `i ≠ i + 2`), if it is one.
+fn constant_comparison(l: &Term) -> Option<bool> {
+    use crate::projection::Linear;
+    let (neg, atom) = match l.op() {
+        Op::Not => (true, &l.args()[0]),
+        _ => (false, l),
+    };
+    if !matches!(atom.op(), Op::Lt | Op::Le | Op::Eq) || *atom.args()[0].sort() != Sort::Int {
+        return None;
+    }
+    let d = Linear::of(&atom.args()[0])?.minus(&Linear::of(&atom.args()[1])?)?;
+    if !d.coeffs.is_empty() {
+        return None;
+    }
+    let v = match atom.op() {
+        Op::Lt => d.constant < 0,
+        Op::Le => d.constant <= 0,
+        _ => d.constant == 0,
+    };
+    Some(v != neg)
+}
+
 fn propagate(mut lits: Vec<Term>, distinct: &HashSet<Term>) -> Option<Vec<Term>> {
     loop {
         let mut map: HashMap<Term, Term> = HashMap::new();
@@ -295,6 +318,7 @@ fn propagate(mut lits: Vec<Term>, distinct: &HashSet<Term>) -> Option<Vec<Term>>
                 }
                 _ => resolve_distinct(&crate::logic::substitute(l, &map), distinct),
             };
+            let keep = constant_comparison(&keep).map(Term::bool).unwrap_or(keep);
             if keep != *l {
                 changed = true;
             }

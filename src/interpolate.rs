@@ -27,7 +27,6 @@
 
 use crate::cube::Cube;
 use crate::logic::{free_vars, occurs, substitute, Term};
-use crate::projection::project;
 use crate::smt::{SatResult, Solver};
 use std::collections::HashMap;
 
@@ -156,12 +155,26 @@ pub fn interpolate(method: Method, solver: &mut dyn Solver, p: &Problem, timeout
         }
         Method::Cvc5 => by_cvc5(&abs.a, p.b, timeout_ms)?,
     };
+    // A (each cube, or all of it for pieces without a source) implies
+    // the disjunction of its pieces
+    let mut sources: Vec<Option<usize>> = pieces.iter().map(|p| p.0).collect();
+    sources.dedup();
+    for src in sources {
+        let premise = match src {
+            Some(k) => cube_formula(&abs.a[k]),
+            None => disjunction(&abs.a),
+        };
+        let alternatives = Term::or(pieces.iter().filter(|p| p.0 == src).map(|(_, _, lits)| Term::and(lits.iter().cloned())));
+        if !unsat(solver, &[premise, alternatives.not()])? {
+            return Err(Failure::Unknown("interpolant not implied by A".into()));
+        }
+    }
     let mut out = vec![];
-    for (source, vars, lits) in pieces {
+    for (_, vars, lits) in pieces {
         // copies left in the piece are the guessed quantified variable
         let guesses: Vec<Term> = abs.copies.iter().filter(|c| lits.iter().any(|l| occurs(c, l))).cloned().collect();
         let shared: Vec<Term> = p.shared.iter().chain(&guesses).cloned().collect();
-        check(solver, source.as_ref(), &abs.a, &vars, &lits, p.b, &shared)?;
+        check(solver, &vars, &lits, p.b, &shared)?;
         let used: Vec<Term> = vars.iter().filter(|v| lits.iter().any(|l| occurs(v, l))).cloned().collect();
         match guesses.as_slice() {
             [] => out.extend(Cube::normalize(&used, &lits)),
@@ -190,32 +203,34 @@ fn by_projection(solver: &mut dyn Solver, a: &[Cube], b: &Term, local: &[Term], 
     let mut out = vec![];
     for (k, c) in a.iter().enumerate() {
         let present: Vec<Term> = local.iter().filter(|v| c.lits.iter().any(|l| occurs(v, l))).cloned().collect();
-        let (mut lits, kept) = project(&c.lits, &present);
-        if let Some(v) = kept.iter().find(|v| !guessable.contains(v)) {
-            return Err(Failure::Unknown(format!("cannot project {v} out")));
-        }
-        let dist = Term::distinct(&c.vars);
-        let with_b = |ls: &[Term]| -> Vec<Term> { ls.iter().cloned().chain([dist.clone(), b.clone()]).collect() };
-        if !unsat(solver, &with_b(&lits))? {
-            return Err(Failure::Unknown("projection too weak (dropped disequalities)".into()));
-        }
-        // generalise: literals about abstracted terms go when B does not
-        // need them, as long as the cube keeps saying something about
-        // array contents (what the invariants are about)
-        let mut i = 0;
-        while i < lits.len() {
-            let others_read = lits.iter().enumerate().any(|(k, l)| k != i && reads_array(l));
-            if abstracted.iter().any(|t| occurs(t, &lits[i])) && (!reads_array(&lits[i]) || others_read) {
-                let mut fewer = lits.clone();
-                fewer.remove(i);
-                if unsat(solver, &with_b(&fewer))? {
-                    lits = fewer;
-                    continue;
-                }
+        // exact: disequalities on eliminated symbols split into two cases
+        for (mut lits, kept) in crate::projection::project_cases(&c.lits, &present, 4) {
+            if let Some(v) = kept.iter().find(|v| !guessable.contains(v)) {
+                return Err(Failure::Unknown(format!("cannot project {v} out")));
             }
-            i += 1;
+            let dist = Term::distinct(&c.vars);
+            let with_b = |ls: &[Term]| -> Vec<Term> { ls.iter().cloned().chain([dist.clone(), b.clone()]).collect() };
+            if !unsat(solver, &with_b(&lits))? {
+                return Err(Failure::Unknown("projection too weak (dropped disequalities)".into()));
+            }
+            // generalise: literals about abstracted terms go when B does not
+            // need them, as long as the cube keeps saying something about
+            // array contents (what the invariants are about)
+            let mut i = 0;
+            while i < lits.len() {
+                let others_read = lits.iter().enumerate().any(|(k, l)| k != i && reads_array(l));
+                if abstracted.iter().any(|t| occurs(t, &lits[i])) && (!reads_array(&lits[i]) || others_read) {
+                    let mut fewer = lits.clone();
+                    fewer.remove(i);
+                    if unsat(solver, &with_b(&fewer))? {
+                        lits = fewer;
+                        continue;
+                    }
+                }
+                i += 1;
+            }
+            out.push((Some(k), c.vars.clone(), lits));
         }
-        out.push((Some(k), c.vars.clone(), lits));
     }
     Ok(out)
 }
@@ -240,28 +255,21 @@ fn by_cvc5(a: &[Cube], b: &Term, timeout_ms: u64) -> Result<Vec<Piece>, Failure>
     Ok(vec![(None, vars, vec![i])])
 }
 
-/// Checks a piece of an interpolant: implied by its cube of `A` (or by all
-/// of `A`), inconsistent with `B`, and over shared symbols and its own
-/// existential variables only.
-fn check(solver: &mut dyn Solver, source: Option<&usize>, a: &[Cube], vars: &[Term], lits: &[Term], b: &Term, shared: &[Term]) -> Result<(), Failure> {
+/// Checks a piece of an interpolant (that `A` implies the pieces is
+/// checked by the caller): inconsistent with `B`, and over shared symbols
+/// and its own existential variables only.
+fn check(solver: &mut dyn Solver, vars: &[Term], lits: &[Term], b: &Term, shared: &[Term]) -> Result<(), Failure> {
     let body = Term::and(lits.iter().cloned());
     for v in free_vars(&body) {
         if !vars.contains(&v) && !shared.contains(&v) {
             return Err(Failure::Unknown(format!("interpolant mentions {v}, which is not shared")));
         }
     }
-    let premise = match source {
-        Some(k) => cube_formula(&a[*k]),
-        None => disjunction(a),
-    };
     // the piece's variables are pairwise distinct (its cube's, or all of A's for cvc5)
     let mut own: Vec<Term> = vars.to_vec();
     own.sort();
     own.dedup();
     let dist = Term::distinct(&own);
-    if !unsat(solver, &[premise, body.not()])? {
-        return Err(Failure::Unknown("interpolant not implied by A".into()));
-    }
     if !unsat(solver, &[body, dist, b.clone()])? {
         return Err(Failure::Unknown("interpolant consistent with B".into()));
     }

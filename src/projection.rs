@@ -234,6 +234,50 @@ pub fn project_exact(lits: &[Term], vars: &[Term]) -> (Vec<Term>, Vec<Term>) {
     project_with(lits, vars, false)
 }
 
+/// `∃vars. ⋀ lits` exactly, as a disjunction of conjunctions: each
+/// disequality `e ≠ 0` on a variable to eliminate is split into `e < 0`
+/// and `e > 0` (at most `max_splits` of them; the rest are dropped, a
+/// weakening), then every case is projected. Each case comes with the
+/// variables that could not be eliminated; unsatisfiable cases are left out.
+pub fn project_cases(lits: &[Term], vars: &[Term], max_splits: usize) -> Vec<(Vec<Term>, Vec<Term>)> {
+    let mut cases: Vec<Vec<Term>> = vec![vec![]];
+    let mut splits = 0;
+    for l in lits {
+        let e = match constraint(l) {
+            Some(Constraint::Ne(e)) if splits < max_splits && vars.iter().any(|v| e.coeffs.contains_key(v)) => e,
+            _ => {
+                for c in cases.iter_mut() {
+                    c.push(l.clone());
+                }
+                continue;
+            }
+        };
+        splits += 1;
+        let mut lt = e.clone();
+        lt.constant += 1; // e < 0  ⇔  e + 1 ≤ 0
+        let gt = e.scale(-1).map(|mut m| {
+            m.constant += 1; // e > 0  ⇔  -e + 1 ≤ 0
+            m.le_zero()
+        });
+        let (lt, gt) = (lt.le_zero(), gt.unwrap_or_else(Term::tt));
+        cases = cases
+            .into_iter()
+            .flat_map(|c| {
+                let mut a = c.clone();
+                a.push(lt.clone());
+                let mut b = c;
+                b.push(gt.clone());
+                [a, b]
+            })
+            .collect();
+    }
+    cases
+        .into_iter()
+        .map(|c| project(&c, vars))
+        .filter(|(l, _)| !l.iter().any(|x| x.as_bool() == Some(false)))
+        .collect()
+}
+
 fn project_with(lits: &[Term], vars: &[Term], weaken: bool) -> (Vec<Term>, Vec<Term>) {
     let mut lits = lits.to_vec();
     let mut kept = vec![];

@@ -278,10 +278,16 @@ impl<'a> Lazy<'a> {
     /// live uncovered nodes outside its subtree: those nodes, if so.
     fn covered(&mut self, id: usize) -> Result<Option<Vec<usize>>, String> {
         let own: HashSet<usize> = self.subtree(id).into_iter().collect();
+        let label = self.nodes[id].label.clone();
+        self.covered_by_others(&label, &own)
+    }
+
+    /// Whether each cube of `label` is implied by the labels of live
+    /// uncovered nodes not in `own`: those nodes, if so.
+    fn covered_by_others(&mut self, label: &[Cube], own: &HashSet<usize>) -> Result<Option<Vec<usize>>, String> {
         let others: Vec<usize> = (0..self.nodes.len()).filter(|k| !own.contains(k) && self.live(*k)).collect();
         let mut coverers = vec![];
         let mut syntactic = 0;
-        let label = self.nodes[id].label.clone();
         for c in label.iter().cloned() {
             let facts = Facts::of(&c);
             let mut used = vec![];
@@ -427,6 +433,19 @@ impl<'a> Lazy<'a> {
             if self.debug {
                 eprintln!("  A[{j}] = {}", a.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ∨ "));
             }
+            // a prefix infeasible by itself (counters that cannot agree)
+            // says nothing about this node: its label stays, and so does
+            // the tree's invariant (pre-images are monotone)
+            self.stats.calls_itp += 1;
+            if self.check(&b) == SatResult::Unsat {
+                let own = self.nodes[path[j]].label.clone();
+                if self.debug {
+                    eprintln!("  itp[{j}] #{}: the prefix alone is infeasible; label kept", path[j]);
+                }
+                labels.push(own.clone());
+                prev = own;
+                continue;
+            }
             let p = Problem { a: &a, b: &b, local: &[], shared: &shared, abstracted: &self.opts.terms, index_sort: self.sys.index_sort() };
             let before = interpolate::solver_calls();
             let itp = interpolate::interpolate(self.opts.method, self.solver.as_mut(), &p, 5_000);
@@ -455,12 +474,20 @@ impl<'a> Lazy<'a> {
             if keys(&new) == keys(&self.nodes[node].label) {
                 continue;
             }
-            if replace {
+            // children computed from the weaker label are coarser than
+            // the new pre-image: they go, and are computed again
+            {
                 let keep = path.get(j + 1).copied();
                 for ch in self.nodes[node].children.clone() {
                     if Some(ch) != keep {
                         self.delete(ch);
                     }
+                }
+                // a transition whose pre-image of the old label was empty
+                // may have one now (a replacing label can be weaker)
+                let kept = keep.and_then(|k| self.nodes[k].via);
+                for (ti, e) in self.nodes[node].expanded.iter_mut().enumerate() {
+                    *e = Some(ti) == kept;
                 }
             }
             changed = true;
@@ -597,10 +624,28 @@ impl<'a> Lazy<'a> {
                 if pre.is_empty() {
                     continue;
                 }
+                // the exact pre-image when the tree already covers it (a
+                // loop whose body keeps the label), its abstraction otherwise
+                let exact = self.with_facts(pre.clone());
+                if exact.is_empty() {
+                    continue;
+                }
+                if let Ok(Some(by)) = self.covered_by_others(&exact, &HashSet::new()) {
+                    let child = self.add(exact, Some(id), Some(ti));
+                    self.stats.covered += 1;
+                    if self.debug {
+                        eprintln!("covered #{child} by {by:?} (exact pre-image)");
+                    }
+                    self.nodes[child].state = State::Covered(by);
+                    continue;
+                }
                 let abs = dedup(pre.iter().flat_map(|c| abstract_cube(c, &self.opts.terms)).collect());
                 let abs = self.with_facts(abs);
                 if !abs.is_empty() {
-                    self.add(abs, Some(id), Some(ti));
+                    let child = self.add(abs, Some(id), Some(ti));
+                    if self.debug {
+                        eprintln!("  child #{child} of #{id} under {}", self.sys.transitions[ti].name);
+                    }
                 }
             }
             self.stats.t_pre += t0.elapsed();
