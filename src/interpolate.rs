@@ -143,7 +143,23 @@ pub fn interpolate(method: Method, solver: &mut dyn Solver, p: &Problem, timeout
     if !unsat(solver, &[disjunction(p.a), p.b.clone()])? {
         return Err(Failure::Satisfiable);
     }
-    let abs = abstract_terms(solver, p.a, p.b, p.abstracted, &p.index_sort)?;
+    match method {
+        // each cube of A is inconsistent with B on its own: its terms are
+        // abstracted and it is interpolated separately
+        Method::Projection => {
+            let mut out = vec![];
+            for c in p.a {
+                out.extend(interpolate_part(method, solver, p, std::slice::from_ref(c), timeout_ms)?);
+            }
+            Ok(out)
+        }
+        Method::Cvc5 => interpolate_part(method, solver, p, p.a, timeout_ms),
+    }
+}
+
+/// An interpolant of `a` (part of the problem's `A`) and the problem's `B`.
+fn interpolate_part(method: Method, solver: &mut dyn Solver, p: &Problem, a: &[Cube], timeout_ms: u64) -> Result<Vec<Cube>, Failure> {
+    let abs = abstract_terms(solver, a, p.b, p.abstracted, &p.index_sort)?;
     if std::env::var_os("ARRAX_DEBUG").is_some() {
         eprintln!("  abstracted: {:?}", abs.terms.iter().map(|t| t.to_string()).collect::<Vec<_>>());
     }

@@ -45,13 +45,9 @@ fn every_model_gets_its_expected_certified_verdict() {
 /// generalise), which may end UNKNOWN (some are decided on a fast machine).
 #[test]
 fn c_models_get_their_verdict_or_a_listed_unknown() {
-    const OPEN: [&str; 9] = [
-        "binary_sort.c",
+    const OPEN: [&str; 5] = [
         "find.c",
         "initialization.c",
-        "integers.c",
-        "max_array.c",
-        "partition.c",
         "selection_sort.c",
         "strcmp.c",
         "vararg.c",

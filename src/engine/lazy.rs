@@ -340,6 +340,47 @@ impl<'a> Lazy<'a> {
         Ok(Some(coverers))
     }
 
+    /// Whether the cube is implied by the disjunction of the cubes `by`
+    /// (the instantiation-based covering test).
+    fn implied(&mut self, c: &Cube, by: &[Cube]) -> Result<bool, String> {
+        let facts = Facts::of(c);
+        let mut clauses = vec![];
+        for d in by {
+            match match_cube(&Pattern::new(d.clone()), c, &facts) {
+                Match::Subsumed(_) => return Ok(true),
+                Match::Instances(is) => clauses.extend(is.into_iter().map(|(_, inst)| inst.not())),
+            }
+        }
+        if clauses.is_empty() {
+            return Ok(false);
+        }
+        let mut parts = vec![c.body(), Term::distinct(&c.vars)];
+        parts.extend(index_bounds(self.sys, &c.vars));
+        parts.extend(instantiate_all(self.sys, &self.sys.axioms, &c.vars));
+        parts.extend(clauses);
+        self.stats.calls_fixpoint += 1;
+        match self.check(&Term::and(parts)) {
+            SatResult::Unsat => Ok(true),
+            SatResult::Sat => Ok(false),
+            SatResult::Unknown(why) => Err(why),
+        }
+    }
+
+    /// The conjunction of a label with an interpolant: a cube of the
+    /// interpolant that implies the label stays as it is, the others are
+    /// conjoined with the label ([`conjoin`]).
+    fn strengthen(&mut self, label: &[Cube], itp: &[Cube]) -> Vec<Cube> {
+        let mut out = vec![];
+        for c in itp {
+            if self.implied(c, label) == Ok(true) {
+                out.push(c.clone());
+            } else {
+                out.extend(conjoin(label, std::slice::from_ref(c), self.opts.max_procs));
+            }
+        }
+        dedup(out)
+    }
+
     /// The initial states as a formula instantiated for `f`.
     fn initial_for(&self, f: &Term) -> Term {
         Formula {
@@ -470,7 +511,12 @@ impl<'a> Lazy<'a> {
             // pre-image along the path but not what the node's other
             // children were computed from (those go)
             let replace = self.nodes[node].label.len() * labels[j - 1].len() > 16;
-            let new = if replace { dedup(labels[j - 1].clone()) } else { conjoin(&self.nodes[node].label, &labels[j - 1], self.opts.max_procs) };
+            let new = if replace {
+                dedup(labels[j - 1].clone())
+            } else {
+                let old = self.nodes[node].label.clone();
+                self.strengthen(&old, &labels[j - 1])
+            };
             if keys(&new) == keys(&self.nodes[node].label) {
                 continue;
             }
@@ -639,8 +685,16 @@ impl<'a> Lazy<'a> {
                     self.nodes[child].state = State::Covered(by);
                     continue;
                 }
-                let abs = dedup(pre.iter().flat_map(|c| abstract_cube(c, &self.opts.terms)).collect());
-                let abs = self.with_facts(abs);
+                // cube by cube: exact where the tree covers it, abstracted elsewhere
+                let mut abs = vec![];
+                for c in exact {
+                    if let Ok(Some(_)) = self.covered_by_others(std::slice::from_ref(&c), &HashSet::new()) {
+                        abs.push(c);
+                    } else {
+                        abs.extend(self.with_facts(abstract_cube(&c, &self.opts.terms)));
+                    }
+                }
+                let abs = dedup(abs);
                 if !abs.is_empty() {
                     let child = self.add(abs, Some(id), Some(ti));
                     if self.debug {
