@@ -252,17 +252,132 @@ pub fn location_facts(sys: &System) -> Vec<(Term, Vec<Term>)> {
             break;
         }
     }
-    let mut out: Vec<(Term, Vec<Term>)> = at
+    let diffs = differences(sys, pcv, &ints, &entry, &init_lits);
+    let mut locs: Vec<&Term> = at.keys().chain(diffs.keys()).collect();
+    locs.sort();
+    locs.dedup();
+    let mut out: Vec<(Term, Vec<Term>)> = locs
         .into_iter()
-        .map(|(l, b)| {
-            let mut facts: Vec<Term> = b.into_iter().map(|(k, c)| Term::le(&Term::int(c), &sys.vars[k].term)).collect();
+        .map(|l| {
+            let mut facts: Vec<Term> = at.get(l).into_iter().flatten().map(|(k, c)| Term::le(&Term::int(*c), &sys.vars[*k].term)).collect();
+            for ((x, y, m), c) in diffs.get(l).into_iter().flatten() {
+                let (tx, ty) = (&sys.vars[*x].term, &sys.vars[*y].term);
+                let my = if *m == 1 { ty.clone() } else { Term::mul([Term::int(*m), ty.clone()]) };
+                facts.push(if x == y { Term::eq(tx, &Term::int(*c)) } else { Term::eq(tx, &Term::add([my, Term::int(*c)])) });
+            }
             facts.sort();
-            (Term::eq(&pc, &l), facts)
+            (Term::eq(&pc, l), facts)
         })
         .filter(|(_, f)| !f.is_empty())
         .collect();
     out.sort();
     out
+}
+
+/// Constant values and constant differences of integer scalars per
+/// location (`x = c`, `x = y + c` wherever control is at `l`): a forward
+/// dataflow analysis where an update to a constant (or a known one) fixes a
+/// value, adding constants to both scalars shifts their difference, and
+/// anything else forgets it.
+fn differences(sys: &System, pcv: usize, ints: &[usize], entry: &Term, init: &[&Term]) -> std::collections::HashMap<Term, std::collections::BTreeMap<(usize, usize, i64), i64>> {
+    use std::collections::{BTreeMap, HashMap};
+    // (x, y, m) stands for `x - m·y`, (x, x, 0) for the value of x
+    type Facts = BTreeMap<(usize, usize, i64), i64>;
+    let pc = sys.vars[pcv].term.clone();
+    // multipliers: 1, and the ratio of two increments in one transition
+    // (`i += 5; j += 1` relates i and 5·j)
+    let step = |t: &crate::system::Transition, k: usize| -> Option<i64> {
+        let d = Linear::of(&sys.next_value(t, k))?.minus(&Linear::of(&sys.vars[k].term)?)?;
+        (d.coeffs.is_empty() && d.constant != 0).then_some(d.constant)
+    };
+    let mut pairs: Vec<(usize, usize, i64)> = ints.iter().map(|&x| (x, x, 0)).collect();
+    for (a, &x) in ints.iter().enumerate() {
+        for &y in &ints[a + 1..] {
+            let mut ms = vec![1];
+            for t in &sys.transitions {
+                if let (Some(dx), Some(dy)) = (step(t, x), step(t, y)) {
+                    if dx % dy == 0 {
+                        ms.push(dx / dy);
+                    }
+                    if dy % dx == 0 {
+                        pairs.push((y, x, dy / dx));
+                    }
+                }
+            }
+            ms.sort();
+            ms.dedup();
+            pairs.extend(ms.into_iter().map(|m| (x, y, m)));
+        }
+    }
+    pairs.sort();
+    pairs.dedup();
+    let mut start = Facts::new();
+    for &k in ints {
+        let x = &sys.vars[k].term;
+        if let Some(c) = init.iter().find_map(|l| match l.op() {
+            Op::Eq if l.args()[0] == *x => l.args()[1].as_int(),
+            Op::Eq if l.args()[1] == *x => l.args()[0].as_int(),
+            _ => None,
+        }) {
+            start.insert((k, k, 0), c);
+        }
+    }
+    // a next value as a linear form, known constants put in
+    let value = |t: &crate::system::Transition, k: usize, before: &Facts| -> Option<Linear> {
+        let mut l = Linear::of(&sys.next_value(t, k))?;
+        for &m in ints {
+            let x = &sys.vars[m].term;
+            if let (Some(c), Some(&v)) = (l.coeffs.get(x).copied(), before.get(&(m, m, 0))) {
+                l.coeffs.remove(x);
+                l.constant = l.constant.checked_add(c.checked_mul(v)?)?;
+            }
+        }
+        Some(l)
+    };
+    let mut at: HashMap<Term, Facts> = HashMap::new();
+    at.insert(entry.clone(), start);
+    for _ in 0..100 {
+        let mut changed = false;
+        for t in &sys.transitions {
+            let Some(src) = location_test(&t.guard, &pc) else { continue };
+            let Some(before) = at.get(&src).cloned() else { continue };
+            let dst = t.updates.iter().find(|u| u.var == pcv).map(|u| u.value.clone()).unwrap_or(src.clone());
+            let mut after = Facts::new();
+            for &(x, y, m) in &pairs {
+                let (tx, ty) = (&sys.vars[x].term, &sys.vars[y].term);
+                let Some(vx) = value(t, x, &before) else { continue };
+                let fact = if x == y {
+                    vx.coeffs.is_empty().then_some(vx.constant)
+                } else {
+                    let Some(d) = value(t, y, &before).and_then(|vy| vx.minus(&vy.scale(m)?)) else { continue };
+                    match d.coeffs.len() {
+                        0 => Some(d.constant),
+                        2 if d.coeffs.get(tx) == Some(&1) && d.coeffs.get(ty) == Some(&-m) => before.get(&(x, y, m)).and_then(|c| c.checked_add(d.constant)),
+                        _ => None,
+                    }
+                };
+                if let Some(c) = fact {
+                    after.insert((x, y, m), c);
+                }
+            }
+            match at.get_mut(&dst) {
+                None => {
+                    at.insert(dst, after);
+                    changed = true;
+                }
+                Some(old) => {
+                    let n = old.len();
+                    old.retain(|k, v| after.get(k) == Some(v));
+                    changed |= old.len() != n;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    at.retain(|_, d| !d.is_empty());
+    at
 }
 
 /// Symbolic sizes: the system with every large integer literal (a loop

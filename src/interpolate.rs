@@ -229,6 +229,23 @@ fn by_projection(solver: &mut dyn Solver, a: &[Cube], b: &Term, local: &[Term], 
             if !unsat(solver, &with_b(&lits))? {
                 return Err(Failure::Unknown("projection too weak (dropped disequalities)".into()));
             }
+            // generalise: what the cube says without its array reads (each
+            // read projected out as an unknown value: `a[z] = e ∧ a[z] ≠ f`
+            // gives `e ≠ f`), when that is enough against B
+            let reads: Vec<Term> = {
+                let mut r: Vec<Term> = lits.iter().flat_map(|l| crate::logic::collect(l, &|t: &Term| matches!(t.op(), crate::logic::Op::Select))).collect();
+                r.sort();
+                r.dedup();
+                r
+            };
+            if !reads.is_empty() {
+                let (scalar, kept) = crate::projection::project(&lits, &reads);
+                // only when eliminating the reads says something new
+                let new = scalar.iter().any(|l| !lits.contains(l));
+                if kept.is_empty() && new && !scalar.iter().any(reads_array) && unsat(solver, &with_b(&scalar))? {
+                    lits = scalar;
+                }
+            }
             // generalise: literals about abstracted terms go when B does not
             // need them, as long as the cube keeps saying something about
             // array contents (what the invariants are about)

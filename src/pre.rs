@@ -103,9 +103,10 @@ pub fn pre_image(sys: &System, cube: &Cube, ti: usize, max_vars: usize) -> (Vec<
 }
 
 /// Projects nondeterministic values out of pre-image cubes: a value
-/// defined by an equality is replaced by its definition; literals about a
-/// value without one are dropped (an over-approximation, which backward
-/// search allows: traces are replayed, invariants certified).
+/// defined by an equality is replaced by its definition; an integer value
+/// bounded linearly is eliminated by Fourier–Motzkin; otherwise literals
+/// about it are dropped (an over-approximation, which backward search
+/// allows: traces are replayed, invariants certified).
 fn eliminate_values(vals: &[Term], cubes: Vec<(Cube, HashMap<Term, Term>)>) -> Vec<(Cube, HashMap<Term, Term>)> {
     if vals.is_empty() {
         return cubes;
@@ -117,32 +118,50 @@ fn eliminate_values(vals: &[Term], cubes: Vec<(Cube, HashMap<Term, Term>)>) -> V
             out.push((c, ren));
             continue;
         }
-        let mut lits = c.lits.clone();
+        let mut cases: Vec<Vec<Term>> = vec![c.lits.clone()];
         for v in vals {
             let free_of_vals = |t: &Term| !vals.iter().any(|w| crate::logic::occurs(w, t));
-            let def = lits.iter().position(|l| match l.op() {
-                Op::Eq => (l.args()[0] == *v && free_of_vals(&l.args()[1])) || (l.args()[1] == *v && free_of_vals(&l.args()[0])),
-                Op::Not => l.args()[0] == *v,
-                _ => *l == *v,
-            });
-            match def {
-                Some(k) => {
-                    let l = lits.remove(k);
-                    let value = match l.op() {
-                        Op::Eq if l.args()[0] == *v => l.args()[1].clone(),
-                        Op::Eq => l.args()[0].clone(),
-                        Op::Not => Term::ff(),
-                        _ => Term::tt(),
-                    };
-                    let m: HashMap<Term, Term> = [(v.clone(), value)].into_iter().collect();
-                    lits = lits.iter().map(|x| substitute(x, &m)).collect();
+            let mut next = vec![];
+            for mut lits in cases {
+                let def = lits.iter().position(|l| match l.op() {
+                    Op::Eq => (l.args()[0] == *v && free_of_vals(&l.args()[1])) || (l.args()[1] == *v && free_of_vals(&l.args()[0])),
+                    Op::Not => l.args()[0] == *v,
+                    _ => *l == *v,
+                });
+                match def {
+                    Some(k) => {
+                        let l = lits.remove(k);
+                        let value = match l.op() {
+                            Op::Eq if l.args()[0] == *v => l.args()[1].clone(),
+                            Op::Eq => l.args()[0].clone(),
+                            Op::Not => Term::ff(),
+                            _ => Term::tt(),
+                        };
+                        let m: HashMap<Term, Term> = [(v.clone(), value)].into_iter().collect();
+                        next.push(lits.iter().map(|x| substitute(x, &m)).collect());
+                    }
+                    // an integer value with linear bounds: exact projection
+                    // (disequalities split into cases); otherwise its
+                    // literals go
+                    None if *v.sort() == crate::logic::Sort::Int => {
+                        for (rest, kept) in crate::projection::project_cases(&lits, std::slice::from_ref(v), 4) {
+                            if kept.is_empty() {
+                                next.push(rest);
+                            } else {
+                                next.push(rest.into_iter().filter(|l| !mentions(l, v)).collect());
+                            }
+                        }
+                    }
+                    None => next.push(lits.into_iter().filter(|l| !mentions(l, v)).collect()),
                 }
-                None => lits.retain(|l| !mentions(l, v)),
             }
+            cases = next;
         }
-        for (c2, ren2) in Cube::normalize_renaming(&c.vars, &lits) {
-            let composed = ren.iter().map(|(a, b)| (a.clone(), ren2[b].clone())).collect();
-            out.push((c2, composed));
+        for lits in cases {
+            for (c2, ren2) in Cube::normalize_renaming(&c.vars, &lits) {
+                let composed = ren.iter().map(|(a, b)| (a.clone(), ren2[b].clone())).collect();
+                out.push((c2, composed));
+            }
         }
     }
     out

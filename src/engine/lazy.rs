@@ -729,7 +729,10 @@ impl<'a> Lazy<'a> {
         }
         for (loc, fs) in &self.opts.location_facts {
             for f in fs {
-                let neg = Term::lt(&f.args()[1], &f.args()[0]);
+                let neg = match f.op() {
+                    crate::logic::Op::Le => Term::lt(&f.args()[1], &f.args()[0]),
+                    _ => f.not(),
+                };
                 for c in Cube::normalize(&[], &[loc.clone(), neg]) {
                     proof.invariant.push(c);
                     proof.hints.push(vec![]);
