@@ -292,6 +292,34 @@ fn constant_comparison(l: &Term) -> Option<bool> {
     Some(v != neg)
 }
 
+/// An integer comparison whose sides share atoms, with them cancelled
+/// (`n + 42 = b[z] + n` is `b[z] = 42`), if it is one.
+fn cancelled(l: &Term) -> Option<Term> {
+    use crate::projection::Linear;
+    let (neg, atom) = match l.op() {
+        Op::Not => (true, &l.args()[0]),
+        _ => (false, l),
+    };
+    if !matches!(atom.op(), Op::Lt | Op::Le | Op::Eq) || *atom.args()[0].sort() != Sort::Int {
+        return None;
+    }
+    let (a, b) = (Linear::of(&atom.args()[0])?, Linear::of(&atom.args()[1])?);
+    if !a.coeffs.keys().any(|t| b.coeffs.contains_key(t)) {
+        return None;
+    }
+    let d = a.minus(&b)?;
+    let out = match atom.op() {
+        Op::Lt => {
+            let mut e = d;
+            e.constant = e.constant.checked_add(1)?;
+            e.le_zero()
+        }
+        Op::Le => d.le_zero(),
+        _ => d.eq_zero(),
+    };
+    Some(if neg { out.not() } else { out })
+}
+
 fn propagate(mut lits: Vec<Term>, distinct: &HashSet<Term>) -> Option<Vec<Term>> {
     loop {
         let mut map: HashMap<Term, Term> = HashMap::new();
@@ -318,7 +346,7 @@ fn propagate(mut lits: Vec<Term>, distinct: &HashSet<Term>) -> Option<Vec<Term>>
                 }
                 _ => resolve_distinct(&crate::logic::substitute(l, &map), distinct),
             };
-            let keep = constant_comparison(&keep).map(Term::bool).unwrap_or(keep);
+            let keep = constant_comparison(&keep).map(Term::bool).or_else(|| cancelled(&keep)).unwrap_or(keep);
             if keep != *l {
                 changed = true;
             }
