@@ -387,14 +387,17 @@ fn differences(sys: &System, pcv: usize, ints: &[usize], entry: &Term, init: &[&
 /// the original as the instance where each constant takes its value, so an
 /// invariant of it, with the values put back, is a candidate invariant of
 /// the original (which the certifier checks). `None` when there are no such
-/// literals. Type-range bounds (±2³¹ and beyond) are left alone.
+/// literals. Each constant keeps the sign of its value (an axiom). Type-range
+/// bounds (±2⁷, 2⁸, 2¹⁵, 2¹⁶, 2³¹ and beyond) are left alone.
 pub fn symbolic_constants(sys: &System) -> Option<(System, Vec<(Term, i64)>)> {
     use std::collections::{BTreeSet, HashMap};
     let mut values: BTreeSet<i64> = BTreeSet::new();
     let mut visit = |t: &Term| {
         for l in collect(t, &|x: &Term| matches!(x.op(), Op::Int(_))) {
             let v = l.as_int().unwrap();
-            if (100..2_147_483_647).contains(&v.abs()) {
+            // type-range bounds of char, short and int stay as they are
+            let range = [127, 128, 255, 256, 32767, 32768, 65535, 65536].contains(&v.abs());
+            if (100..2_147_483_647).contains(&v.abs()) && !range {
                 values.insert(v);
             }
         }
@@ -432,5 +435,10 @@ pub fn symbolic_constants(sys: &System) -> Option<(System, Vec<(Term, i64)>)> {
         q.lits = q.lits.iter().map(sub).collect();
     }
     g.consts.extend(bases.iter().map(|(k, _)| k.clone()));
+    // a size keeps its sign (an empty or negative size is another program)
+    for (k, v) in &bases {
+        let lit = if *v > 0 { Term::lt(&Term::int(0), k) } else { Term::lt(k, &Term::int(0)) };
+        g.axioms.push(crate::system::Quantified { vars: vec![], lits: vec![lit] });
+    }
     Some((g, bases))
 }

@@ -166,8 +166,28 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
     // programs: integer indices, transitions without process parameters
     let program = full.index_kind() != crate::system::IndexKind::Order && full.transitions.iter().all(|t| t.params.is_empty());
     if opts.engine == Engine::Auto && program {
-        // the portfolio for programs: a short forward execution (errors
-        // behind long loops), then lazy abstraction, then execution again
+        // the portfolio for programs: a very short forward execution
+        // (shallow errors), a short lazy abstraction (most proofs take well
+        // under a second), a longer forward execution (errors behind long
+        // loops), then lazy abstraction with the time left, then execution
+        // again
+        let glance = opts.timeout.map_or(Duration::from_millis(500), |t| (t / 20).min(Duration::from_millis(500)));
+        let r0 = check_run(full, &CheckOptions { timeout: Some(glance), ..opts.clone() });
+        if r0.verdict == Verdict::Unsafe {
+            let mut r = r0;
+            r.notes.insert(0, "engine: forward execution (a program: integer indices, no process parameters)".into());
+            r.time = start.elapsed();
+            return r;
+        }
+        let glanced = r0.time;
+        let quick = opts.timeout.map_or(Duration::from_secs(2), |t| (t / 4).min(Duration::from_secs(2)));
+        let r0 = check_inner(full, &CheckOptions { timeout: Some(quick), ..opts.clone() }, program);
+        if matches!(r0.verdict, Verdict::Safe | Verdict::Unsafe) {
+            let mut r = r0;
+            r.notes.insert(0, format!("portfolio: forward execution found no error in {:.2}s; {} decided within its first {:.1}s", glanced.as_secs_f64(), r.engine, quick.as_secs_f64()));
+            r.time = start.elapsed();
+            return r;
+        }
         let share = match opts.timeout {
             Some(t) => (t / 10).max(Duration::from_secs(3)).min(t / 2),
             None => Duration::from_secs(3),
@@ -181,7 +201,7 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
         }
         let left = opts.timeout.map(|t| t.saturating_sub(start.elapsed()));
         let mut r = check_inner(full, &CheckOptions { timeout: left, ..opts.clone() }, program);
-        r.notes.insert(0, format!("portfolio: forward execution found no error in {:.2}s; then {}", first.time.as_secs_f64(), r.engine));
+        r.notes.insert(0, format!("portfolio: {} undecided in {:.1}s, forward execution found no error in {:.2}s; then {}", r0.engine, quick.as_secs_f64(), first.time.as_secs_f64(), r.engine));
         let rest = opts.timeout.map(|t| t.saturating_sub(start.elapsed()));
         if matches!(&r.verdict, Verdict::Unknown(why) if why != "timeout") && rest.is_none_or(|r| r > Duration::from_millis(500)) {
             let again = check_run(full, &CheckOptions { timeout: rest, seed: opts.seed.wrapping_add(1_000_003), ..opts.clone() });
