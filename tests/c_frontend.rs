@@ -245,3 +245,16 @@ fn long_branch_sequences_stay_small() {
     assert!(text.len() < 2_000_000, "{} bytes", text.len());
     assert!(p.system.transitions.len() > 4, "{text}");
 }
+
+/// `@abstract` comments name the terms lazy abstraction abstracts; a name
+/// that is not an integer scalar of the program is an error at its place.
+#[test]
+fn abstraction_annotations() {
+    let src = "extern void __VERIFIER_assert(int);\nint main(void) {\n  int a[10]; int n = 10;\n  /* @abstract n */\n  // @abstract i\n  for (int i = 0; i < n; i++) a[i] = 0;\n  return 0;\n}\n";
+    let p = c(src);
+    let names: Vec<String> = p.system.abstract_terms.iter().map(|t| t.to_string()).collect();
+    assert_eq!(names, ["n", "i"]);
+    let d = c_err("int main(void) {\n  int i = 0; // @abstract i, a\n  return i;\n}\n");
+    assert_eq!((d.line, d.col), (2, 30), "{d}");
+    assert!(d.message.contains("`a`"), "{d}");
+}

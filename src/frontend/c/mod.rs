@@ -27,6 +27,55 @@ pub enum DataModel {
 pub fn parse_program(src: &str, model: DataModel) -> Result<Parsed, Diagnostic> {
     let tu = parse::parse(src)?;
     let cfa = cfa::build(src, &tu, model)?;
-    let system = lower::lower(&cfa);
+    let mut system = lower::lower(&cfa);
+    for (pos, name) in annotations(src, "@abstract") {
+        let var = system.vars.iter().find(|v| !v.is_array && v.term.var_name() == Some(name.as_str()) && *v.term.sort() == crate::logic::Sort::Int);
+        match var {
+            Some(v) => {
+                if !system.abstract_terms.contains(&v.term) {
+                    system.abstract_terms.push(v.term.clone());
+                }
+            }
+            None => return Err(Diagnostic::at(src, pos, format!("@abstract: no integer scalar named `{name}` in the lowered program"))),
+        }
+    }
     Ok(Parsed { system, warnings: vec![] })
+}
+
+/// The names listed after `key` in comments (`/* @abstract i, n */`,
+/// `// @abstract i`), each with its byte offset. Comments are found as the
+/// lexer finds them, outside string and character literals.
+fn annotations(src: &str, key: &str) -> Vec<(usize, String)> {
+    let b = src.as_bytes();
+    let mut out = vec![];
+    let mut k = 0;
+    while k < b.len() {
+        match b[k] {
+            b'"' | b'\'' => {
+                let q = b[k];
+                k += 1;
+                while k < b.len() && b[k] != q {
+                    k += if b[k] == b'\\' { 2 } else { 1 };
+                }
+                k += 1;
+            }
+            b'/' if b.get(k + 1) == Some(&b'/') || b.get(k + 1) == Some(&b'*') => {
+                let end = if b[k + 1] == b'/' { src[k..].find('\n').map_or(b.len(), |e| k + e) } else { src[k + 2..].find("*/").map_or(b.len(), |e| k + 2 + e) };
+                let text = &src[k..end];
+                if let Some(at) = text.find(key) {
+                    let mut p = k + at + key.len();
+                    for part in src[p..end].split([',', ' ', '\t', '\n', '\r']) {
+                        let name = part.trim_end_matches("*/").trim();
+                        if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                            out.push((p, name.to_string()));
+                        }
+                        p += part.len() + 1;
+                    }
+                }
+                k = end.max(k + 2);
+            }
+            _ => k += 1,
+        }
+    }
+    out
 }
