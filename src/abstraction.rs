@@ -387,7 +387,7 @@ fn differences(sys: &System, pcv: usize, ints: &[usize], entry: &Term, init: &[&
 /// the original as the instance where each constant takes its value, so an
 /// invariant of it, with the values put back, is a candidate invariant of
 /// the original (which the certifier checks). `None` when there are no such
-/// literals. Each constant keeps the sign of its value (an axiom). Type-range
+/// literals. Type-range
 /// bounds (±2⁷, 2⁸, 2¹⁵, 2¹⁶, 2³¹ and beyond) are left alone.
 pub fn symbolic_constants(sys: &System) -> Option<(System, Vec<(Term, i64)>)> {
     use std::collections::{BTreeSet, HashMap};
@@ -435,10 +435,5 @@ pub fn symbolic_constants(sys: &System) -> Option<(System, Vec<(Term, i64)>)> {
         q.lits = q.lits.iter().map(sub).collect();
     }
     g.consts.extend(bases.iter().map(|(k, _)| k.clone()));
-    // a size keeps its sign (an empty or negative size is another program)
-    for (k, v) in &bases {
-        let lit = if *v > 0 { Term::lt(&Term::int(0), k) } else { Term::lt(k, &Term::int(0)) };
-        g.axioms.push(crate::system::Quantified { vars: vec![], lits: vec![lit] });
-    }
     Some((g, bases))
 }

@@ -264,37 +264,11 @@ fn split_once(lits: Vec<Term>) -> Split {
     Split::Done(flat)
 }
 
-/// Unit propagation over literals: a literal `t = v` (v a value), `p` or
-/// `¬p` replaces `t`/`p` in the other literals; an index term equal to a
-/// cube variable is replaced by it; finite sorts are closed (all values but
-/// one excluded gives an equality, all excluded a contradiction). Returns
-/// `None` on a contradiction.
-/// The truth value of an integer comparison whose sides differ by a
-/// constant (`z < z + 1`, `i ≠ i + 2`), if it is one.
-fn constant_comparison(l: &Term) -> Option<bool> {
-    use crate::projection::Linear;
-    let (neg, atom) = match l.op() {
-        Op::Not => (true, &l.args()[0]),
-        _ => (false, l),
-    };
-    if !matches!(atom.op(), Op::Lt | Op::Le | Op::Eq) || *atom.args()[0].sort() != Sort::Int {
-        return None;
-    }
-    let d = Linear::of(&atom.args()[0])?.minus(&Linear::of(&atom.args()[1])?)?;
-    if !d.coeffs.is_empty() {
-        return None;
-    }
-    let v = match atom.op() {
-        Op::Lt => d.constant < 0,
-        Op::Le => d.constant <= 0,
-        _ => d.constant == 0,
-    };
-    Some(v != neg)
-}
-
-/// An integer comparison whose sides share atoms, with them cancelled
-/// (`n + 42 = b[z] + n` is `b[z] = 42`), if it is one.
-fn cancelled(l: &Term) -> Option<Term> {
+/// An integer comparison simplified: decided when its sides differ by a
+/// constant (`z < z + 1`, `i ≠ i + 2`), with shared atoms cancelled when
+/// the sides have some (`n + 42 = b[z] + n` is `b[z] = 42`); `None` when
+/// there is nothing to simplify.
+fn simplify_comparison(l: &Term) -> Option<Term> {
     use crate::projection::Linear;
     let (neg, atom) = match l.op() {
         Op::Not => (true, &l.args()[0]),
@@ -304,10 +278,18 @@ fn cancelled(l: &Term) -> Option<Term> {
         return None;
     }
     let (a, b) = (Linear::of(&atom.args()[0])?, Linear::of(&atom.args()[1])?);
+    let d = a.minus(&b)?;
+    if d.coeffs.is_empty() {
+        let v = match atom.op() {
+            Op::Lt => d.constant < 0,
+            Op::Le => d.constant <= 0,
+            _ => d.constant == 0,
+        };
+        return Some(Term::bool(v != neg));
+    }
     if !a.coeffs.keys().any(|t| b.coeffs.contains_key(t)) {
         return None;
     }
-    let d = a.minus(&b)?;
     let out = match atom.op() {
         Op::Lt => {
             let mut e = d;
@@ -320,6 +302,11 @@ fn cancelled(l: &Term) -> Option<Term> {
     Some(if neg { out.not() } else { out })
 }
 
+/// Unit propagation over literals: a literal `t = v` (v a value), `p` or
+/// `¬p` replaces `t`/`p` in the other literals; an index term equal to a
+/// cube variable is replaced by it; finite sorts are closed (all values but
+/// one excluded gives an equality, all excluded a contradiction). Returns
+/// `None` on a contradiction.
 fn propagate(mut lits: Vec<Term>, distinct: &HashSet<Term>) -> Option<Vec<Term>> {
     loop {
         let mut map: HashMap<Term, Term> = HashMap::new();
@@ -346,7 +333,7 @@ fn propagate(mut lits: Vec<Term>, distinct: &HashSet<Term>) -> Option<Vec<Term>>
                 }
                 _ => resolve_distinct(&crate::logic::substitute(l, &map), distinct),
             };
-            let keep = constant_comparison(&keep).map(Term::bool).or_else(|| cancelled(&keep)).unwrap_or(keep);
+            let keep = simplify_comparison(&keep).unwrap_or(keep);
             if keep != *l {
                 changed = true;
             }

@@ -171,22 +171,23 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
         // under a second), a longer forward execution (errors behind long
         // loops), then lazy abstraction with the time left, then execution
         // again
+        let found = |mut r: CheckResult, note: &str| {
+            r.notes.insert(0, note.into());
+            r.time = start.elapsed();
+            r
+        };
+        const RUN: &str = "engine: forward execution (a program: integer indices, no process parameters)";
         let glance = opts.timeout.map_or(Duration::from_millis(500), |t| (t / 20).min(Duration::from_millis(500)));
         let r0 = check_run(full, &CheckOptions { timeout: Some(glance), ..opts.clone() });
         if r0.verdict == Verdict::Unsafe {
-            let mut r = r0;
-            r.notes.insert(0, "engine: forward execution (a program: integer indices, no process parameters)".into());
-            r.time = start.elapsed();
-            return r;
+            return found(r0, RUN);
         }
         let glanced = r0.time;
         let quick = opts.timeout.map_or(Duration::from_secs(2), |t| (t / 4).min(Duration::from_secs(2)));
         let r0 = check_inner(full, &CheckOptions { timeout: Some(quick), ..opts.clone() }, program);
         if matches!(r0.verdict, Verdict::Safe | Verdict::Unsafe) {
-            let mut r = r0;
-            r.notes.insert(0, format!("portfolio: forward execution found no error in {:.2}s; {} decided within its first {:.1}s", glanced.as_secs_f64(), r.engine, quick.as_secs_f64()));
-            r.time = start.elapsed();
-            return r;
+            let note = format!("portfolio: forward execution found no error in {:.2}s; {} decided within its first {:.1}s", glanced.as_secs_f64(), r0.engine, quick.as_secs_f64());
+            return found(r0, &note);
         }
         let share = match opts.timeout {
             Some(t) => (t / 10).max(Duration::from_secs(3)).min(t / 2),
@@ -194,10 +195,7 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
         };
         let first = check_run(full, &CheckOptions { timeout: Some(share), ..opts.clone() });
         if first.verdict == Verdict::Unsafe {
-            let mut r = first;
-            r.notes.insert(0, "engine: forward execution (a program: integer indices, no process parameters)".into());
-            r.time = start.elapsed();
-            return r;
+            return found(first, RUN);
         }
         let left = opts.timeout.map(|t| t.saturating_sub(start.elapsed()));
         let mut r = check_inner(full, &CheckOptions { timeout: left, ..opts.clone() }, program);
@@ -206,10 +204,7 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
         if matches!(&r.verdict, Verdict::Unknown(why) if why != "timeout") && rest.is_none_or(|r| r > Duration::from_millis(500)) {
             let again = check_run(full, &CheckOptions { timeout: rest, seed: opts.seed.wrapping_add(1_000_003), ..opts.clone() });
             if again.verdict == Verdict::Unsafe {
-                let mut a = again;
-                a.notes.insert(0, "engine: forward execution, after lazy abstraction gave up".into());
-                a.time = start.elapsed();
-                return a;
+                return found(again, "engine: forward execution, after lazy abstraction gave up");
             }
         }
         r.time = start.elapsed();

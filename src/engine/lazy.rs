@@ -314,23 +314,12 @@ impl<'a> Lazy<'a> {
                 syntactic += 1;
                 continue;
             }
-            if clauses.is_empty() {
+            if clauses.is_empty() || !self.refuted(&c, clauses)? {
                 return Ok(None);
             }
-            let mut parts = vec![c.body(), Term::distinct(&c.vars)];
-            parts.extend(index_bounds(self.sys, &c.vars));
-            parts.extend(instantiate_all(self.sys, &self.sys.axioms, &c.vars));
-            parts.extend(clauses);
-            self.stats.calls_fixpoint += 1;
-            match self.check(&Term::and(parts)) {
-                SatResult::Unsat => {
-                    used.sort();
-                    used.dedup();
-                    coverers.extend(used);
-                }
-                SatResult::Sat => return Ok(None),
-                SatResult::Unknown(why) => return Err(why),
-            }
+            used.sort();
+            used.dedup();
+            coverers.extend(used);
         }
         coverers.sort();
         coverers.dedup();
@@ -351,9 +340,12 @@ impl<'a> Lazy<'a> {
                 Match::Instances(is) => clauses.extend(is.into_iter().map(|(_, inst)| inst.not())),
             }
         }
-        if clauses.is_empty() {
-            return Ok(false);
-        }
+        Ok(!clauses.is_empty() && self.refuted(c, clauses)?)
+    }
+
+    /// Whether the cube contradicts the clauses (negated instances of
+    /// covering cubes), with the system's axioms and index bounds.
+    fn refuted(&mut self, c: &Cube, clauses: Vec<Term>) -> Result<bool, String> {
         let mut parts = vec![c.body(), Term::distinct(&c.vars)];
         parts.extend(index_bounds(self.sys, &c.vars));
         parts.extend(instantiate_all(self.sys, &self.sys.axioms, &c.vars));
