@@ -169,7 +169,7 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
         // the portfolio for programs: a very short forward execution
         // (shallow errors), a short lazy abstraction (most proofs take well
         // under a second), a longer forward execution (errors behind long
-        // loops), then lazy abstraction with the time left, then execution
+        // loops), then lazy abstraction with half the time left, then execution
         // again
         let found = |mut r: CheckResult, note: &str| {
             r.notes.insert(0, note.into());
@@ -197,11 +197,12 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
         if first.verdict == Verdict::Unsafe {
             return found(first, RUN);
         }
-        let left = opts.timeout.map(|t| t.saturating_sub(start.elapsed()));
+        // lazy abstraction gets half of what is left, execution the rest
+        let left = opts.timeout.map(|t| t.saturating_sub(start.elapsed()) / 2);
         let mut r = check_inner(full, &CheckOptions { timeout: left, ..opts.clone() }, program);
         r.notes.insert(0, format!("portfolio: {} undecided in {:.1}s, forward execution found no error in {:.2}s; then {}", r0.engine, quick.as_secs_f64(), first.time.as_secs_f64(), r.engine));
         let rest = opts.timeout.map(|t| t.saturating_sub(start.elapsed()));
-        if matches!(&r.verdict, Verdict::Unknown(why) if why != "timeout") && rest.is_none_or(|r| r > Duration::from_millis(500)) {
+        if matches!(&r.verdict, Verdict::Unknown(_)) && rest.is_none_or(|r| r > Duration::from_millis(500)) {
             let again = check_run(full, &CheckOptions { timeout: rest, seed: opts.seed.wrapping_add(1_000_003), ..opts.clone() });
             if again.verdict == Verdict::Unsafe {
                 return found(again, "engine: forward execution, after lazy abstraction gave up");
