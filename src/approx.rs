@@ -7,7 +7,7 @@
 //! final invariant is certified like any other.
 
 use crate::cube::Cube;
-use crate::finite::{Instance, State};
+use crate::finite::{Code, Instance, State};
 use crate::instantiate::injective_maps;
 use crate::logic::{Op, Sort, Term};
 use crate::system::System;
@@ -21,8 +21,10 @@ pub struct Oracle<'a> {
     states: Vec<State>,
     /// Whether `states` is every reachable state of the instance.
     pub complete: bool,
-    /// Per (literal, processes of its variables): the states satisfying it.
-    sets: HashMap<(Term, Vec<i64>), Vec<u64>>,
+    /// Per (literal, processes of its variables, those variables): the states satisfying it.
+    sets: HashMap<(Term, Vec<i64>, Vec<Term>), Vec<u64>>,
+    /// Per cell: its values in every state (built on demand).
+    columns: HashMap<usize, Vec<i64>>,
     /// Keys of candidates shown reachable.
     banned: HashSet<String>,
     /// Largest number of literals of a candidate.
@@ -37,7 +39,7 @@ impl<'a> Oracle<'a> {
         if states.is_empty() {
             return Err(format!("the {procs}-process instance has no initial state"));
         }
-        Ok(Oracle { inst, states, complete, sets: HashMap::new(), banned: HashSet::new(), max_lits: 3 })
+        Ok(Oracle { inst, states, complete, sets: HashMap::new(), columns: HashMap::new(), banned: HashSet::new(), max_lits: 3 })
     }
 
     /// The number of reachable states found.
@@ -65,22 +67,88 @@ impl<'a> Oracle<'a> {
         self.banned.extend(other.banned.iter().cloned());
     }
 
+    /// Makes sure the values of a cell in every state (in the order of
+    /// `states`) are at hand in `columns`.
+    fn column(&mut self, cell: usize) {
+        let states = &self.states;
+        self.columns.entry(cell).or_insert_with(|| states.iter().map(|st| st[cell]).collect());
+    }
+
+    /// The states satisfying a literal whose variables stand for the given
+    /// processes, as a bit set (`None` if it cannot be evaluated).
     fn set(&mut self, lit: &Term, vars: &[Term], procs: &[i64]) -> Option<&Vec<u64>> {
-        let key = (lit.clone(), procs.to_vec());
+        let env: Vec<(Term, i64)> =
+            vars.iter().cloned().zip(procs.iter().cloned()).filter(|(v, _)| crate::logic::occurs(v, lit)).collect();
+        let key = (lit.clone(), env.iter().map(|(_, p)| *p).collect::<Vec<i64>>(), env.iter().map(|(v, _)| v.clone()).collect::<Vec<Term>>());
         if !self.sets.contains_key(&key) {
-            let words = self.states.len().div_ceil(64);
-            let mut bits = vec![0u64; words];
-            let mut env: Vec<(Term, i64)> = vars.iter().cloned().zip(procs.iter().cloned()).collect();
-            for (k, st) in self.states.iter().enumerate() {
-                match self.inst.eval(lit, st, &mut env) {
-                    Ok(0) => {}
-                    Ok(_) => bits[k / 64] |= 1 << (k % 64),
-                    Err(_) => return None,
+            let (code, regs) = self.inst.compile(lit, &env);
+            let bits = match self.simple(&code) {
+                Some(bits) => bits,
+                None => {
+                    let mut bits = vec![0u64; self.states.len().div_ceil(64)];
+                    let mut regs = vec![0i64; regs];
+                    for (k, st) in self.states.iter().enumerate() {
+                        match self.inst.run(&code, st, &mut regs) {
+                            Ok(0) => {}
+                            Ok(_) => bits[k / 64] |= 1 << (k % 64),
+                            Err(_) => return None,
+                        }
+                    }
+                    bits
                 }
-            }
+            };
             self.sets.insert(key.clone(), bits);
         }
         self.sets.get(&key)
+    }
+
+    /// The bit set of a literal about cells only (`c`, `c = v`, `c = d`
+    /// and their negations), computed column by column; `None` for others.
+    fn simple(&mut self, code: &Code) -> Option<Vec<u64>> {
+        let (neg, atom) = match code {
+            Code::Not(x) => (true, &**x),
+            x => (false, x),
+        };
+        let cells: Vec<usize> = match atom {
+            Code::Cell(a) => vec![*a],
+            Code::Eq(b) => match (&b.0, &b.1) {
+                (Code::Cell(a), Code::Lit(_)) | (Code::Lit(_), Code::Cell(a)) => vec![*a],
+                (Code::Cell(a), Code::Cell(c)) => vec![*a, *c],
+                _ => return None,
+            },
+            _ => return None,
+        };
+        for &c in &cells {
+            self.column(c);
+        }
+        let col = |i: usize| &self.columns[&cells[i]];
+        let n = self.states.len();
+        let mut bits = vec![0u64; n.div_ceil(64)];
+        let mut fill = |pred: &dyn Fn(usize) -> bool| {
+            for k in 0..n {
+                if pred(k) != neg {
+                    bits[k / 64] |= 1 << (k % 64);
+                }
+            }
+        };
+        match atom {
+            Code::Cell(_) => {
+                let x = col(0);
+                fill(&|k| x[k] != 0)
+            }
+            Code::Eq(b) => match (&b.0, &b.1) {
+                (Code::Cell(_), Code::Lit(v)) | (Code::Lit(v), Code::Cell(_)) => {
+                    let x = col(0);
+                    fill(&|k| x[k] == *v)
+                }
+                _ => {
+                    let (x, y) = (col(0), col(1));
+                    fill(&|k| x[k] == y[k])
+                }
+            },
+            _ => unreachable!("only cell literals get here"),
+        }
+        Some(bits)
     }
 
     /// Whether some reachable state satisfies the literals (over `vars`,

@@ -152,6 +152,24 @@ fn instantiation_complete(sys: &System) -> bool {
         && sys.transitions.iter().all(|t| t.values.is_empty())
 }
 
+/// An obligation before it is decided: its formula without the
+/// invariant's instances, the instances the search's hints point to, and
+/// the index terms to instantiate the whole invariant over if those do not
+/// suffice (none: the hinted instances are already all of them).
+struct Pending {
+    name: String,
+    base: Vec<Term>,
+    hinted: Vec<Term>,
+    terms: Option<Vec<Term>>,
+}
+
+impl Pending {
+    /// The obligation with the hinted instances.
+    fn hinted_formula(&self) -> Term {
+        Term::and(self.base.iter().chain(&self.hinted).cloned())
+    }
+}
+
 /// Checker of SAFE answers.
 struct SafeChecker<'a> {
     sys: &'a System,
@@ -201,16 +219,28 @@ impl<'a> SafeChecker<'a> {
         crate::safety::index_bounds(self.sys, terms)
     }
 
-    /// Decides `parts ∧ extra` unsatisfiable: first with the hinted
-    /// instances, then with every instance.
-    fn decide(&mut self, name: String, base: Vec<Term>, hinted: Vec<Term>, full: impl FnOnce() -> Vec<Term>) -> Obligation {
-        let f = Term::and(base.iter().cloned().chain(hinted));
-        match self.check(&f) {
-            SatResult::Unsat => return Obligation { name, formula: f, status: Status::Proved },
-            SatResult::Unknown(_) | SatResult::Sat => {}
+    /// Decides an obligation: first with the hinted instances, then with
+    /// every instance over its index terms.
+    fn decide(&mut self, p: Pending, inv: &[Cube]) -> Obligation {
+        let f = p.hinted_formula();
+        let r = self.check(&f);
+        match (r, p.terms) {
+            (SatResult::Unsat, _) => Obligation { name: p.name, formula: f, status: Status::Proved },
+            (r, None) => self.conclude(p.name, f, r),
+            (_, Some(terms)) => {
+                if std::env::var_os("ARRAX_DEBUG").is_some() {
+                    eprintln!("certify: {} needs every instance ({} terms)", p.name, terms.len());
+                }
+                let f = Term::and(p.base.into_iter().chain(Self::all_clauses(inv, &terms)));
+                let r = self.check(&f);
+                self.conclude(p.name, f, r)
+            }
         }
-        let f = Term::and(base.into_iter().chain(full()));
-        let status = match self.check(&f) {
+    }
+
+    /// The status of an obligation from the last check of its formula.
+    fn conclude(&self, name: String, f: Term, r: SatResult) -> Obligation {
+        let status = match r {
             SatResult::Unsat => Status::Proved,
             SatResult::Sat if self.complete => Status::Failed,
             SatResult::Sat => Status::Unknown("satisfiable instantiation (instantiation incomplete here)".into()),
@@ -227,7 +257,7 @@ impl<'a> SafeChecker<'a> {
         r
     }
 
-    fn initiation(&mut self, i: usize, cube: &Cube, inv: &[Cube]) -> Obligation {
+    fn initiation(&self, i: usize, cube: &Cube) -> Pending {
         let mut terms = cube.vars.clone();
         terms.extend(self.index_scalars());
         if terms.is_empty() {
@@ -238,11 +268,10 @@ impl<'a> SafeChecker<'a> {
         base.extend(self.forall_instances(&self.sys.initial, &terms, &id));
         base.extend(self.forall_instances(&self.sys.axioms, &terms, &id));
         base.extend(self.bounds(&terms));
-        let _ = inv;
-        self.decide(format!("initiation[{i}]"), base, vec![], Vec::new)
+        Pending { name: format!("initiation[{i}]"), base, hinted: vec![], terms: None }
     }
 
-    fn exclusion(&mut self, k: usize, u: &Quantified, inv: &[Cube]) -> Obligation {
+    fn exclusion(&self, k: usize, u: &Quantified, inv: &[Cube]) -> Pending {
         let mut terms = u.vars.clone();
         terms.extend(self.index_scalars());
         let id = HashMap::new();
@@ -250,10 +279,10 @@ impl<'a> SafeChecker<'a> {
         base.extend(self.forall_instances(&self.sys.axioms, &terms, &id));
         base.extend(self.bounds(&terms));
         let clauses = Self::all_clauses(inv, &terms);
-        self.decide(format!("exclusion[{k}]"), base, clauses, Vec::new)
+        Pending { name: format!("exclusion[{k}]"), base, hinted: clauses, terms: None }
     }
 
-    fn consecution(&mut self, i: usize, ti: usize, inv: &[Cube], hints: &[crate::engine::Hint]) -> Obligation {
+    fn consecution(&self, i: usize, ti: usize, inv: &[Cube], hints: &[crate::engine::Hint]) -> Pending {
         let sys = self.sys;
         let t: &Transition = &sys.transitions[ti];
         let cube = &inv[i];
@@ -311,29 +340,31 @@ impl<'a> SafeChecker<'a> {
                 }
             }
         }
-        let name = format!("consecution[{i}, {}]", t.name);
-        self.decide(name, base, hinted, || Self::all_clauses(inv, &terms))
+        Pending { name: format!("consecution[{i}, {}]", t.name), base, hinted, terms: Some(terms) }
     }
 }
 
 /// Re-checks a SAFE answer with the given backend (normally the one the
 /// search did not use); `timeout_ms` bounds each solver call.
 pub fn certify_safe(sys: &System, proof: &Proof, backend: Backend, timeout_ms: u64) -> SafeCertificate {
-    let mut solver = smt::solver(backend);
+    let mut solver = smt::checker(backend);
     solver.set_timeout_ms(timeout_ms);
     let mut ck = SafeChecker { sys, solver, complete: instantiation_complete(sys), timeout_ms };
     let _ = ck.timeout_ms;
     let inv = &proof.invariant;
     let mut obligations = vec![];
     for (k, u) in sys.unsafe_.iter().enumerate() {
-        obligations.push(ck.exclusion(k, u, inv));
+        let p = ck.exclusion(k, u, inv);
+        obligations.push(ck.decide(p, inv));
     }
     for (i, c) in inv.iter().enumerate() {
-        obligations.push(ck.initiation(i, c, inv));
+        let p = ck.initiation(i, c);
+        obligations.push(ck.decide(p, inv));
     }
     for i in 0..inv.len() {
         for ti in 0..sys.transitions.len() {
-            obligations.push(ck.consecution(i, ti, inv, &proof.hints[i]));
+            let p = ck.consecution(i, ti, inv, &proof.hints[i]);
+            obligations.push(ck.decide(p, inv));
         }
     }
     SafeCertificate { backend, obligations }

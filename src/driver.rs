@@ -51,8 +51,9 @@ pub struct CheckOptions {
     pub max_nodes: Option<usize>,
     /// Process limit per cube.
     pub max_procs: usize,
-    /// The search's solver (answers are checked with the other one).
-    pub backend: Backend,
+    /// The search's solver (answers are checked with the other one);
+    /// `None`: chosen per engine (see [`search_backend`]).
+    pub backend: Option<Backend>,
     /// Whether to check answers (off only on request).
     pub certify: bool,
     /// Where to write the invariant as SMT-LIB.
@@ -78,7 +79,7 @@ impl Default for CheckOptions {
             timeout: None,
             max_nodes: None,
             max_procs: 8,
-            backend: Backend::Z3,
+            backend: None,
             certify: true,
             invariant_out: None,
             obligations_dir: None,
@@ -147,6 +148,20 @@ pub struct CheckResult {
     pub notes: Vec<String>,
     /// The engine that gave the answer (`bwd`, `lazy`, `run`).
     pub engine: &'static str,
+    /// The solver the search used (answers are checked with the other one).
+    pub solver: Backend,
+}
+
+/// The search's solver when none is asked for: cvc5 for backward
+/// reachability, so that z3 checks its answers (backward search makes
+/// fewer, harder solver calls than the certification of its many
+/// obligations, and z3 is the faster of the two on many small checks);
+/// z3 for the other engines.
+pub fn search_backend(engine: Engine) -> Backend {
+    match engine {
+        Engine::Bwd => Backend::Cvc5,
+        _ => Backend::Z3,
+    }
 }
 
 /// Whether the backward engine supports the system; else why not.
@@ -225,13 +240,15 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
     if !dropped.is_empty() {
         notes.push(format!("state variables that cannot affect the property: {}", dropped.join(", ")));
     }
-    let checker = opts.backend.other();
+
     // programs go to lazy abstraction, protocols to backward reachability
     let engine = match opts.engine {
         Engine::Auto if program => Engine::Lazy,
         Engine::Auto => Engine::Bwd,
         e => e,
     };
+    let backend = opts.backend.unwrap_or(search_backend(engine));
+    let checker = backend.other();
     let terms_for = |s: &System| {
         let mut terms: Vec<crate::logic::Term> = crate::abstraction::abstraction_terms(s);
         for name in &opts.abstract_terms {
@@ -260,7 +277,7 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
         timeout: opts.timeout,
         max_nodes: opts.max_nodes,
         max_procs: opts.max_procs,
-        backend: opts.backend,
+        backend,
         postpone: if opts.postpone { bwd::Postpone::MoreProcs } else { bwd::Postpone::Never },
         dropped_hints: vec![],
     };
@@ -292,7 +309,7 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
     let mut cannot_grow = false;
     let mut replay = |trace: &crate::engine::AbstractTrace| {
         let t0 = Instant::now();
-        let r = certify::replay(full, trace, if certify_on { checker } else { opts.backend }, per_call_ms);
+        let r = certify::replay(full, trace, if certify_on { checker } else { backend }, per_call_ms);
         replay_time += t0.elapsed();
         match r {
             Ok(Some(ct)) => {
@@ -326,7 +343,7 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
             timeout,
             max_nodes: opts.max_nodes,
             max_procs: opts.max_procs,
-            backend: opts.backend,
+            backend,
             method: opts.interpolation,
             terms: terms_for(s),
             facts: if crate::abstraction::control_variable(s).is_some() { vec![] } else { crate::abstraction::range_facts(s) },
@@ -453,6 +470,7 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
         certify_time: replay_time,
         notes,
         engine: if lazy_ran { "lazy" } else { "bwd" },
+        solver: backend,
     };
     match outcome {
         Outcome::Unsafe(_) => {
@@ -530,6 +548,7 @@ fn check_run(sys: &System, opts: &CheckOptions) -> CheckResult {
         certify_time: Duration::ZERO,
         notes: vec![],
         engine: "run",
+        solver: opts.backend.unwrap_or(search_backend(Engine::Run)),
     };
     // the search leaves a share of the time limit to the replay
     let ropts = run::Options {

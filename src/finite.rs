@@ -26,16 +26,164 @@ pub struct Instance<'a> {
     consts: IdMap<usize>,
     /// The integers values are drawn from.
     ints: Vec<i64>,
-    /// For each transition, every binding of its parameters to distinct processes.
-    choices: Vec<Vec<Env>>,
+    /// For each transition, every assignment of distinct processes to its parameters.
+    choices: Vec<Vec<Vec<i64>>>,
+    /// The transitions, compiled.
+    steps: Vec<Step>,
+    /// The axioms, compiled: number of quantified variables (registers
+    /// from 0), registers needed, body.
+    axioms: Vec<(usize, usize, Code)>,
     /// The state variables' symbols, to find their slots.
     vars: IdMap<usize>,
     /// Total number of cells.
     width: usize,
 }
 
-/// Variable bindings during evaluation (parameters, quantified variables).
-type Env = Vec<(Term, i64)>;
+/// A term compiled for evaluation on the states of an instance: state
+/// cells and bound variables are resolved to positions once, so that
+/// evaluating it on many states walks no maps. Booleans are 0/1.
+#[derive(Clone, Debug)]
+pub enum Code {
+    /// A constant.
+    Lit(i64),
+    /// A state cell (a scalar or a rigid constant).
+    Cell(usize),
+    /// A bound variable (parameter, value, quantified or λ variable): its register.
+    Reg(usize),
+    /// A read of the array whose cells start at this position.
+    Read(usize, Vec<Code>),
+    /// Negation.
+    Not(Box<Code>),
+    /// Conjunction (left to right, short-circuit).
+    And(Vec<Code>),
+    /// Disjunction (left to right, short-circuit).
+    Or(Vec<Code>),
+    /// If-then-else.
+    Ite(Box<(Code, Code, Code)>),
+    /// Equality.
+    Eq(Box<(Code, Code)>),
+    /// Less-than.
+    Lt(Box<(Code, Code)>),
+    /// Less-or-equal.
+    Le(Box<(Code, Code)>),
+    /// Sum (checked).
+    Add(Vec<Code>),
+    /// Negation of a number.
+    Neg(Box<Code>),
+    /// Product (checked).
+    Mul(Vec<Code>),
+    /// `∀` (flag true) or `∃` over registers from the given one on, each
+    /// ranging over its domain.
+    Quant(bool, usize, Vec<Vec<i64>>, Box<Code>),
+    /// What cannot be evaluated here; an error only when evaluated.
+    Fail(String),
+}
+
+/// A transition compiled for an instance. Registers: parameters, then
+/// nondeterministic values, then the universal guard's or an update's
+/// bound variables.
+struct Step {
+    /// The domains of the nondeterministic values.
+    doms: Vec<Vec<i64>>,
+    guard: Code,
+    /// The universal guard's body, its variable in the register after the values.
+    uguard: Option<Code>,
+    /// Updates: the cells' first position, the dimension, the new value
+    /// (of a cell, for arrays: λ variables in the registers after the values).
+    updates: Result<Vec<(usize, usize, Code)>, Unsupported>,
+    /// The number of registers needed.
+    regs: usize,
+}
+
+/// Compiles terms for one instance, allocating registers to bound variables.
+struct Compiler<'i, 'a> {
+    inst: &'i Instance<'a>,
+    /// Bound variables, by register.
+    bound: Vec<Term>,
+    /// Variables with a fixed value.
+    fixed: &'i [(Term, i64)],
+    /// The number of registers used so far.
+    regs: usize,
+}
+
+impl Compiler<'_, '_> {
+    fn bind(&mut self, vs: &[Term]) -> usize {
+        let at = self.bound.len();
+        self.bound.extend(vs.iter().cloned());
+        self.regs = self.regs.max(self.bound.len());
+        at
+    }
+
+    fn all(&mut self, ts: &[Term]) -> Vec<Code> {
+        ts.iter().map(|t| self.compile(t)).collect()
+    }
+
+    fn two(&mut self, ts: &[Term]) -> Box<(Code, Code)> {
+        Box::new((self.compile(&ts[0]), self.compile(&ts[1])))
+    }
+
+    fn compile(&mut self, t: &Term) -> Code {
+        let inst = self.inst;
+        let a = t.args();
+        match t.op() {
+            Op::Var(_) => {
+                if let Some(r) = self.bound.iter().rposition(|b| b == t) {
+                    Code::Reg(r)
+                } else if let Some((_, x)) = self.fixed.iter().rev().find(|(v, _)| v == t) {
+                    Code::Lit(*x)
+                } else if let Some(&i) = inst.vars.get(t) {
+                    Code::Cell(inst.slots[i].0)
+                } else if let Some(&c) = inst.consts.get(t) {
+                    Code::Cell(c)
+                } else {
+                    Code::Fail(format!("unbound symbol {t}"))
+                }
+            }
+            Op::Bool(b) => Code::Lit(*b as i64),
+            Op::Int(n) | Op::EnumConst(n) => Code::Lit(*n),
+            // reals are sampled at integers in finite instances
+            Op::Real(n, 1) => Code::Lit(*n),
+            Op::Not => Code::Not(Box::new(self.compile(&a[0]))),
+            Op::And => Code::And(self.all(a)),
+            Op::Or => Code::Or(self.all(a)),
+            Op::Ite => Code::Ite(Box::new((self.compile(&a[0]), self.compile(&a[1]), self.compile(&a[2])))),
+            Op::Eq => Code::Eq(self.two(a)),
+            Op::Lt => Code::Lt(self.two(a)),
+            Op::Le => Code::Le(self.two(a)),
+            Op::Add => Code::Add(self.all(a)),
+            Op::Neg => Code::Neg(Box::new(self.compile(&a[0]))),
+            Op::Mul => Code::Mul(self.all(a)),
+            Op::Select => match inst.vars.get(&a[0]) {
+                Some(&var) => {
+                    let base = inst.slots[var].0;
+                    let idx = self.all(&a[1..]);
+                    // a read at known processes is a cell
+                    let known: Option<Vec<i64>> = idx.iter().map(|c| if let Code::Lit(x) = c { Some(*x) } else { None }).collect();
+                    match known {
+                        Some(xs) if xs.iter().all(|x| (0..inst.procs as i64).contains(x)) => {
+                            Code::Cell(base + xs.iter().fold(0, |off, x| off * inst.procs + *x as usize))
+                        }
+                        _ => Code::Read(base, idx),
+                    }
+                }
+                None => Code::Fail(format!("read of a non-state array {}", a[0])),
+            },
+            Op::Forall(vs) | Op::Exists(vs) => {
+                let doms: Result<Vec<Vec<i64>>, Unsupported> = vs.iter().map(|v| domain(v.sort(), inst.procs, &inst.ints)).collect();
+                match doms {
+                    Ok(doms) => {
+                        let at = self.bind(vs);
+                        let body = self.compile(&a[0]);
+                        self.bound.truncate(at);
+                        Code::Quant(matches!(t.op(), Op::Forall(_)), at, doms, Box::new(body))
+                    }
+                    Err(e) => Code::Fail(e),
+                }
+            }
+            _ => Code::Fail(format!("cannot evaluate {t}")),
+        }
+    }
+}
 
 /// A fast hasher: for terms (whose hash is already a unique number) and
 /// for states (slices of small integers).
@@ -61,10 +209,6 @@ impl std::hash::Hasher for IdHasher {
 
 /// A map keyed by terms, hashed by their ids.
 type IdMap<V> = HashMap<Term, V, std::hash::BuildHasherDefault<IdHasher>>;
-
-fn lookup(env: &Env, t: &Term) -> Option<i64> {
-    env.iter().rev().find(|(v, _)| v == t).map(|(_, x)| *x)
-}
 
 /// The finite domain of a sort in an instance with `procs` processes;
 /// integers range over `ints` (the system's literals and small numbers:
@@ -151,11 +295,160 @@ impl<'a> Instance<'a> {
             .map(|t| {
                 crate::instantiate::injective_maps(&t.params, &pterms)
                     .into_iter()
-                    .map(|m| t.params.iter().map(|p| (p.clone(), m[p].as_int().unwrap())).collect())
+                    .map(|m| t.params.iter().map(|p| m[p].as_int().unwrap()).collect())
                     .collect()
             })
             .collect();
-        Ok(Instance { sys, procs, slots, consts, ints, choices, vars, width })
+        let mut inst = Instance { sys, procs, slots, consts, ints, choices, steps: vec![], axioms: vec![], vars, width };
+        let steps = sys.transitions.iter().map(|t| inst.compile_step(t)).collect::<Result<_, _>>()?;
+        let axioms = sys
+            .axioms
+            .iter()
+            .map(|q| {
+                let mut c = Compiler { inst: &inst, bound: vec![], fixed: &[], regs: 0 };
+                c.bind(&q.vars);
+                let body = c.compile(&q.body());
+                (q.vars.len(), c.regs, body)
+            })
+            .collect();
+        inst.steps = steps;
+        inst.axioms = axioms;
+        Ok(inst)
+    }
+
+    fn compile_step(&self, t: &crate::system::Transition) -> Result<Step, Unsupported> {
+        let doms = t.values.iter().map(|v| domain(v.sort(), self.procs, &self.ints)).collect::<Result<_, _>>()?;
+        let mut c = Compiler { inst: self, bound: vec![], fixed: &[], regs: 0 };
+        c.bind(&t.params);
+        c.bind(&t.values);
+        let top = c.bound.len();
+        let guard = c.compile(&t.guard);
+        let uguard = t.uguard.as_ref().map(|(j, body)| {
+            c.bind(std::slice::from_ref(j));
+            let code = c.compile(body);
+            c.bound.truncate(top);
+            code
+        });
+        let mut updates = Ok(vec![]);
+        for u in &t.updates {
+            let (base, dims) = self.slots[u.var];
+            let code = if dims == 0 {
+                c.compile(&u.value)
+            } else {
+                let Op::Lambda(vs) = u.value.op() else {
+                    updates = Err("array update that is not a λ-term".to_string());
+                    break;
+                };
+                c.bind(vs);
+                let code = c.compile(&u.value.args()[0]);
+                c.bound.truncate(top);
+                code
+            };
+            if let Ok(us) = updates.as_mut() {
+                us.push((base, dims, code));
+            }
+        }
+        Ok(Step { doms, guard, uguard, updates, regs: c.regs })
+    }
+
+    /// Compiles a term whose free variables are state variables, rigid
+    /// constants or the variables given values in `fixed`; with the number
+    /// of registers its evaluation needs.
+    pub fn compile(&self, t: &Term, fixed: &[(Term, i64)]) -> (Code, usize) {
+        let mut c = Compiler { inst: self, bound: vec![], fixed, regs: 0 };
+        let code = c.compile(t);
+        (code, c.regs)
+    }
+
+    /// Evaluates compiled code on a state; `regs` holds the bound variables' values.
+    pub fn run(&self, c: &Code, st: &[i64], regs: &mut [i64]) -> Result<i64, Unsupported> {
+        Ok(match c {
+            Code::Lit(n) => *n,
+            Code::Cell(i) => st[*i],
+            Code::Reg(r) => regs[*r],
+            Code::Read(base, idx) => {
+                let mut off = 0;
+                for i in idx {
+                    let x = self.run(i, st, regs)?;
+                    if x < 0 || x as usize >= self.procs {
+                        return Err("index out of the instance".into());
+                    }
+                    off = off * self.procs + x as usize;
+                }
+                st[base + off]
+            }
+            Code::Not(x) => 1 - self.run(x, st, regs)?,
+            Code::And(xs) => {
+                for x in xs {
+                    if self.run(x, st, regs)? == 0 {
+                        return Ok(0);
+                    }
+                }
+                1
+            }
+            Code::Or(xs) => {
+                for x in xs {
+                    if self.run(x, st, regs)? != 0 {
+                        return Ok(1);
+                    }
+                }
+                0
+            }
+            Code::Ite(b) => {
+                if self.run(&b.0, st, regs)? != 0 {
+                    self.run(&b.1, st, regs)?
+                } else {
+                    self.run(&b.2, st, regs)?
+                }
+            }
+            Code::Eq(b) => (self.run(&b.0, st, regs)? == self.run(&b.1, st, regs)?) as i64,
+            Code::Lt(b) => (self.run(&b.0, st, regs)? < self.run(&b.1, st, regs)?) as i64,
+            Code::Le(b) => (self.run(&b.0, st, regs)? <= self.run(&b.1, st, regs)?) as i64,
+            Code::Add(xs) => {
+                let mut s = 0i64;
+                for x in xs {
+                    s = s.checked_add(self.run(x, st, regs)?).ok_or("overflow")?;
+                }
+                s
+            }
+            Code::Neg(x) => -self.run(x, st, regs)?,
+            Code::Mul(xs) => {
+                let mut s = 1i64;
+                for x in xs {
+                    s = s.checked_mul(self.run(x, st, regs)?).ok_or("overflow")?;
+                }
+                s
+            }
+            Code::Quant(univ, at, doms, body) => {
+                let mut combo = vec![0usize; doms.len()];
+                loop {
+                    for (k, d) in doms.iter().enumerate() {
+                        regs[at + k] = d[combo[k]];
+                    }
+                    let r = self.run(body, st, regs)?;
+                    if *univ && r == 0 {
+                        return Ok(0);
+                    }
+                    if !*univ && r != 0 {
+                        return Ok(1);
+                    }
+                    // next combination
+                    let mut k = 0;
+                    loop {
+                        if k == doms.len() {
+                            return Ok(*univ as i64);
+                        }
+                        combo[k] += 1;
+                        if combo[k] < doms[k].len() {
+                            break;
+                        }
+                        combo[k] = 0;
+                        k += 1;
+                    }
+                }
+            }
+            Code::Fail(why) => return Err(why.clone()),
+        })
     }
 
     fn cell(&self, var: usize, idx: &[i64]) -> usize {
@@ -167,139 +460,33 @@ impl<'a> Instance<'a> {
         base + off
     }
 
-    /// Evaluates a term on a state (Booleans as 0/1).
-    pub fn eval(&self, t: &Term, st: &[i64], env: &mut Env) -> Result<i64, Unsupported> {
-        let a = t.args();
-        Ok(match t.op() {
-            Op::Var(_) => {
-                if let Some(x) = lookup(env, t) {
-                    x
-                } else if let Some(&i) = self.vars.get(t) {
-                    st[self.slots[i].0]
-                } else if let Some(&c) = self.consts.get(t) {
-                    st[c]
-                } else {
-                    return Err(format!("unbound symbol {t}"));
-                }
-            }
-            Op::Bool(b) => *b as i64,
-            Op::Int(n) | Op::EnumConst(n) => *n,
-            // reals are sampled at integers in finite instances
-            Op::Real(n, 1) => *n,
-            Op::Not => 1 - self.eval(&a[0], st, env)?,
-            Op::And => {
-                for x in a {
-                    if self.eval(x, st, env)? == 0 {
-                        return Ok(0);
-                    }
-                }
-                1
-            }
-            Op::Or => {
-                for x in a {
-                    if self.eval(x, st, env)? != 0 {
-                        return Ok(1);
-                    }
-                }
-                0
-            }
-            Op::Ite => {
-                if self.eval(&a[0], st, env)? != 0 {
-                    self.eval(&a[1], st, env)?
-                } else {
-                    self.eval(&a[2], st, env)?
-                }
-            }
-            Op::Eq => (self.eval(&a[0], st, env)? == self.eval(&a[1], st, env)?) as i64,
-            Op::Lt => (self.eval(&a[0], st, env)? < self.eval(&a[1], st, env)?) as i64,
-            Op::Le => (self.eval(&a[0], st, env)? <= self.eval(&a[1], st, env)?) as i64,
-            Op::Add => {
-                let mut s = 0i64;
-                for x in a {
-                    s = s.checked_add(self.eval(x, st, env)?).ok_or("overflow")?;
-                }
-                s
-            }
-            Op::Neg => -self.eval(&a[0], st, env)?,
-            Op::Mul => {
-                let mut s = 1i64;
-                for x in a {
-                    s = s.checked_mul(self.eval(x, st, env)?).ok_or("overflow")?;
-                }
-                s
-            }
-            Op::Select => {
-                let Some(&var) = self.vars.get(&a[0]) else {
-                    return Err(format!("read of a non-state array {}", a[0]));
-                };
-                let mut idx = Vec::with_capacity(a.len() - 1);
-                for i in &a[1..] {
-                    let x = self.eval(i, st, env)?;
-                    if x < 0 || x as usize >= self.procs {
-                        return Err("index out of the instance".into());
-                    }
-                    idx.push(x);
-                }
-                st[self.cell(var, &idx)]
-            }
-            Op::Forall(vs) | Op::Exists(vs) => {
-                let univ = matches!(t.op(), Op::Forall(_));
-                let doms: Vec<Vec<i64>> = vs.iter().map(|v| domain(v.sort(), self.procs, &self.ints)).collect::<Result<_, _>>()?;
-                let mut combo = vec![0usize; vs.len()];
-                loop {
-                    let n = env.len();
-                    for (k, v) in vs.iter().enumerate() {
-                        env.push((v.clone(), doms[k][combo[k]]));
-                    }
-                    let r = self.eval(&a[0], st, env);
-                    env.truncate(n);
-                    let r = r?;
-                    if univ && r == 0 {
-                        return Ok(0);
-                    }
-                    if !univ && r != 0 {
-                        return Ok(1);
-                    }
-                    // next combination
-                    let mut k = 0;
-                    loop {
-                        if k == vs.len() {
-                            return Ok(univ as i64);
-                        }
-                        combo[k] += 1;
-                        if combo[k] < doms[k].len() {
-                            break;
-                        }
-                        combo[k] = 0;
-                        k += 1;
-                    }
-                }
-            }
-            _ => return Err(format!("cannot evaluate {t}")),
-        })
-    }
-
     fn holds_axioms(&self, st: &[i64]) -> Result<bool, Unsupported> {
-        let procs: Vec<Term> = (0..self.procs).map(|p| Term::raw(Op::Int(p as i64), vec![], Sort::Index)).collect();
-        for q in &self.sys.axioms {
-            for m in all_maps(&q.vars, &procs) {
-                let mut env: Env = m.iter().map(|(k, v)| (k.clone(), v.as_int().unwrap())).collect();
-                if self.eval(&q.body(), st, &mut env)? == 0 {
+        for (n, regs, body) in &self.axioms {
+            let mut regs = vec![0i64; *regs];
+            let mut combo = vec![0i64; *n];
+            loop {
+                regs[..*n].copy_from_slice(&combo);
+                if self.run(body, st, &mut regs)? == 0 {
                     return Ok(false);
+                }
+                let mut k = 0;
+                loop {
+                    if k == *n {
+                        break;
+                    }
+                    combo[k] += 1;
+                    if (combo[k] as usize) < self.procs {
+                        break;
+                    }
+                    combo[k] = 0;
+                    k += 1;
+                }
+                if k == *n {
+                    break;
                 }
             }
         }
         Ok(true)
-    }
-
-    /// The first `cap` initial states found.
-    pub fn initial_states_sample(&self, cap: usize) -> Result<Vec<State>, Unsupported> {
-        self.enumerate_initial(cap).map(|(v, _)| v)
-    }
-
-    /// The initial states (at most `cap`; `None` if there are more).
-    pub fn initial_states(&self, cap: usize) -> Result<Option<Vec<State>>, Unsupported> {
-        self.enumerate_initial(cap).map(|(v, all)| all.then_some(v))
     }
 
     /// Up to `cap` initial states, and whether they are all of them.
@@ -416,35 +603,35 @@ impl<'a> Instance<'a> {
     /// The successors of a state.
     pub fn successors(&self, st: &[i64]) -> Result<Vec<State>, Unsupported> {
         let mut out = vec![];
-        for (t, choices) in self.sys.transitions.iter().zip(&self.choices) {
-            for base in choices {
-                let mut env: Env = base.clone();
+        for (step, choices) in self.steps.iter().zip(&self.choices) {
+            let Ok(updates) = &step.updates else { continue };
+            let mut regs = vec![0i64; step.regs];
+            let np = choices.first().map_or(0, |c| c.len());
+            for params in choices {
+                regs[..np].copy_from_slice(params);
                 // nondeterministic values
-                let doms: Vec<Vec<i64>> = t.values.iter().map(|v| domain(v.sort(), self.procs, &self.ints)).collect::<Result<_, _>>()?;
-                let mut combo = vec![0usize; t.values.len()];
+                let mut combo = vec![0usize; step.doms.len()];
                 'values: loop {
-                    let n = env.len();
-                    for (i, v) in t.values.iter().enumerate() {
-                        env.push((v.clone(), doms[i][combo[i]]));
+                    for (i, d) in step.doms.iter().enumerate() {
+                        regs[np + i] = d[combo[i]];
                     }
                     // a step the instance cannot represent (an index outside it) is not taken
-                    let enabled = matches!(self.eval(&t.guard, st, &mut env), Ok(x) if x != 0)
-                        && matches!(self.uguard_holds(t, st, &mut env), Ok(true));
+                    let enabled = matches!(self.run(&step.guard, st, &mut regs), Ok(x) if x != 0)
+                        && matches!(self.uguard_holds(step, np, st, &mut regs), Ok(true));
                     if enabled {
-                        if let Ok(next) = self.apply(t, st, &mut env) {
+                        if let Ok(next) = self.apply(updates, np + step.doms.len(), st, &mut regs) {
                             if matches!(self.holds_axioms(&next), Ok(true)) {
                                 out.push(next);
                             }
                         }
                     }
-                    env.truncate(n);
                     let mut i = 0;
                     loop {
-                        if i == t.values.len() {
+                        if i == step.doms.len() {
                             break 'values;
                         }
                         combo[i] += 1;
-                        if combo[i] < doms[i].len() {
+                        if combo[i] < step.doms[i].len() {
                             break;
                         }
                         combo[i] = 0;
@@ -456,46 +643,34 @@ impl<'a> Instance<'a> {
         Ok(out)
     }
 
-    fn uguard_holds(&self, t: &crate::system::Transition, st: &[i64], env: &mut Env) -> Result<bool, Unsupported> {
-        let Some((j, body)) = &t.uguard else { return Ok(true) };
+    fn uguard_holds(&self, step: &Step, np: usize, st: &[i64], regs: &mut [i64]) -> Result<bool, Unsupported> {
+        let Some(body) = &step.uguard else { return Ok(true) };
+        let j = np + step.doms.len();
         for p in 0..self.procs as i64 {
-            env.push((j.clone(), p));
-            let r = self.eval(body, st, env);
-            env.pop();
-            if r? == 0 {
+            regs[j] = p;
+            if self.run(body, st, regs)? == 0 {
                 return Ok(false);
             }
         }
         Ok(true)
     }
 
-    fn apply(&self, t: &crate::system::Transition, st: &[i64], env: &mut Env) -> Result<State, Unsupported> {
+    /// The state after the updates; `top` is the first register of λ variables.
+    fn apply(&self, updates: &[(usize, usize, Code)], top: usize, st: &[i64], regs: &mut [i64]) -> Result<State, Unsupported> {
         let mut next = st.to_vec();
-        for u in &t.updates {
-            let (base, dims) = self.slots[u.var];
-            if dims == 0 {
-                next[base] = self.eval(&u.value, st, env)?;
+        for (base, dims, code) in updates {
+            if *dims == 0 {
+                next[*base] = self.run(code, st, regs)?;
                 continue;
             }
-            let Op::Lambda(vs) = u.value.op() else {
-                return Err("array update that is not a λ-term".into());
-            };
-            let body = &u.value.args()[0];
-            let cells = self.procs.pow(dims as u32);
+            let cells = self.procs.pow(*dims as u32);
             for c in 0..cells {
-                let mut idx = vec![0i64; dims];
                 let mut r = c;
-                for d in (0..dims).rev() {
-                    idx[d] = (r % self.procs) as i64;
+                for d in (0..*dims).rev() {
+                    regs[top + d] = (r % self.procs) as i64;
                     r /= self.procs;
                 }
-                let n = env.len();
-                for (v, x) in vs.iter().zip(&idx) {
-                    env.push((v.clone(), *x));
-                }
-                let x = self.eval(body, st, env);
-                env.truncate(n);
-                next[base + c] = x?;
+                next[base + c] = self.run(code, st, regs)?;
             }
         }
         Ok(next.into_boxed_slice())
@@ -505,10 +680,7 @@ impl<'a> Instance<'a> {
     /// says whether exploration was complete).
     pub fn reachable(&self, cap: usize) -> Result<(Vec<State>, bool), Unsupported> {
         // beyond the cap the initial states are a sample (fine for an oracle)
-        let (init, all_init) = match self.initial_states(2048)? {
-            Some(init) => (init, true),
-            None => (self.initial_states_sample(2048)?, false),
-        };
+        let (init, all_init) = self.enumerate_initial(2048)?;
         let mut seen: HashSet<State, std::hash::BuildHasherDefault<IdHasher>> = HashSet::default();
         let mut order = vec![];
         for s in init {
@@ -521,7 +693,6 @@ impl<'a> Instance<'a> {
             if order.len() >= cap {
                 return Ok((order, false));
             }
-            let _ = all_init;
             let succ = self.successors(&order[k].clone())?;
             for s in succ {
                 if seen.insert(s.clone()) {

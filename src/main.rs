@@ -73,8 +73,9 @@ struct CheckArgs {
     /// Largest number of processes a cube may name.
     #[arg(long, default_value_t = 8)]
     max_procs: usize,
-    /// The search's solver; answers are checked with the other one.
-    #[arg(long, value_enum, default_value_t = SolverArg::Z3)]
+    /// The search's solver; answers are checked with the other one
+    /// (auto: cvc5 for backward reachability, z3 for the other engines).
+    #[arg(long, value_enum, default_value_t = SolverArg::Auto)]
     solver: SolverArg,
     /// Do not check the answer (no certification, no replay).
     #[arg(long)]
@@ -132,6 +133,7 @@ enum SearchArg {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum SolverArg {
+    Auto,
     Z3,
     Cvc5,
 }
@@ -233,8 +235,9 @@ fn check(args: CheckArgs) -> ExitCode {
         max_nodes: args.max_nodes,
         max_procs: args.max_procs,
         backend: match args.solver {
-            SolverArg::Z3 => Backend::Z3,
-            SolverArg::Cvc5 => Backend::Cvc5,
+            SolverArg::Auto => None,
+            SolverArg::Z3 => Some(Backend::Z3),
+            SolverArg::Cvc5 => Some(Backend::Cvc5),
         },
         certify: !args.no_certify,
         invariant_out: args.invariant.clone(),
@@ -301,7 +304,7 @@ fn check(args: CheckArgs) -> ExitCode {
         o.push_str(&format!("\"certified\":{},", matches!(r.certification, Certification::Certified(_))));
         o.push_str(&format!("\"certification\":{},", report::json_str(&cert_text)));
         let engine = r.engine;
-        o.push_str(&format!("\"engine\":\"{engine}\",\"solver\":\"{}\",", opts.backend));
+        o.push_str(&format!("\"engine\":\"{engine}\",\"solver\":\"{}\",", r.solver));
         o.push_str(&format!("\"time\":{:.4},\"certify_time\":{:.4},", r.time.as_secs_f64(), r.certify_time.as_secs_f64()));
         o.push_str(&format!("\"obligations\":{},", r.obligations));
         o.push_str(&format!("\"stats\":{},", report::stats_json(&r.stats)));

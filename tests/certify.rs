@@ -83,7 +83,7 @@ fn replay_rejects_a_trace_with_a_wrong_transition() {
 fn search_and_certification_agree_on_every_backend_pairing() {
     for backend in [Backend::Z3, Backend::Cvc5] {
         let sys = system("burns.mcmt");
-        let opts = CheckOptions { backend, ..CheckOptions::default() };
+        let opts = CheckOptions { backend: Some(backend), ..CheckOptions::default() };
         let r = check(&sys, &opts);
         assert_eq!(r.verdict, Verdict::Safe, "{backend}");
         assert!(matches!(r.certification, arrax::driver::Certification::Certified(_)), "{backend}: {:?}", r.certification);

@@ -118,7 +118,7 @@ pub struct Search<'a> {
 impl<'a> Search<'a> {
     /// A search on `sys` with the given options.
     pub fn new(sys: &'a System, opts: Options) -> Self {
-        let solver = smt::solver(opts.backend);
+        let solver = smt::checker(opts.backend);
         Search { sys, opts, solver, nodes: vec![], visited: vec![], seen: HashMap::new(), stats: Stats::default(), start: Instant::now(), debug: std::env::var_os("ARRAX_DEBUG").is_some(), oracle: None, refuted: None, refuted_hint: None, truncated: false }
     }
 

@@ -45,6 +45,8 @@ pub struct Cvc5Solver {
     sat: bool,
     /// The unsat core of the last check, if it was `Unsat`.
     core: Vec<Term>,
+    /// Whether models and unsat assumptions are produced.
+    explain: bool,
 }
 
 impl Default for Cvc5Solver {
@@ -66,16 +68,24 @@ impl Cvc5Solver {
     /// A fresh solver (logic ALL, models, unsat assumptions, incremental)
     /// with no assertions and no time limit.
     pub fn new() -> Self {
+        Cvc5Solver::configured(true)
+    }
+
+    /// A fresh solver that only answers satisfiability: no models, no unsat
+    /// assumptions ([`Solver::value`] and [`Solver::unsat_core`] give
+    /// nothing). Producing unsat assumptions makes cvc5 track proofs in its
+    /// CNF conversion, which about doubles the cost of small checks.
+    pub fn unsat_only() -> Self {
+        Cvc5Solver::configured(false)
+    }
+
+    fn configured(explain: bool) -> Self {
         let tm = TermManager::new();
         let mut solver = cvc5::Solver::new(&tm);
+        let flag = if explain { "true" } else { "false" };
         let setup = configure(
             &mut solver,
-            &[
-                ("produce-models", "true"),
-                ("produce-unsat-assumptions", "true"),
-                ("incremental", "true"),
-                ("arrays-exp", "true"),
-            ],
+            &[("produce-models", flag), ("produce-unsat-assumptions", flag), ("incremental", "true"), ("arrays-exp", "true")],
         );
         Cvc5Solver {
             tm,
@@ -90,6 +100,7 @@ impl Cvc5Solver {
             errors: vec![setup.err()],
             sat: false,
             core: vec![],
+            explain,
         }
     }
 
@@ -615,7 +626,7 @@ impl Cvc5Solver {
             self.sat = true;
             SatResult::Sat
         } else if r.is_unsat() {
-            if !cs.is_empty() {
+            if !cs.is_empty() && self.explain {
                 let used = self.solver.get_unsat_assumptions().map_err(Cvc5Solver::err)?;
                 self.core = used.iter().filter_map(|u| back.get(u)).flatten().cloned().collect();
             }
@@ -798,7 +809,7 @@ impl Solver for Cvc5Solver {
     /// After `Sat`, until the next assertion, push or pop. Names-enumeration
     /// values outside the enumeration and array values give `None`.
     fn value(&mut self, t: &Term) -> Option<Term> {
-        if !self.sat {
+        if !self.sat || !self.explain {
             return None;
         }
         let lf = self.lambda_free(t).ok()?;

@@ -94,6 +94,16 @@ pub fn solver(backend: Backend) -> Box<dyn Solver> {
     }
 }
 
+/// A fresh solver of the given backend for checks whose only answer is
+/// sat/unsat (certification): no models or cores, when that makes the
+/// backend faster.
+pub fn checker(backend: Backend) -> Box<dyn Solver> {
+    match backend {
+        Backend::Z3 => Box::new(z3::Z3Solver::new()),
+        Backend::Cvc5 => Box::new(cvc5::Cvc5Solver::unsat_only()),
+    }
+}
+
 pub mod cvc5;
 pub mod z3;
 
