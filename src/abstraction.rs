@@ -70,6 +70,15 @@ pub fn abstract_cube(c: &Cube, terms: &[Term]) -> Vec<Cube> {
     Cube::normalize(&vars, &lits)
 }
 
+/// The integer a conjunction of literals fixes `x` to (`x = 3`), if one does.
+fn constant_of<'t>(lits: impl IntoIterator<Item = &'t Term>, x: &Term) -> Option<i64> {
+    lits.into_iter().find_map(|l| match l.op() {
+        Op::Eq if l.args()[0] == *x => l.args()[1].as_int(),
+        Op::Eq if l.args()[1] == *x => l.args()[0].as_int(),
+        _ => None,
+    })
+}
+
 /// Range facts of counters, invariant by construction: a scalar whose
 /// every update adds a non-negative constant to it or sets it to a
 /// constant never drops below the least of those constants and its initial
@@ -86,11 +95,7 @@ pub fn range_facts(sys: &System) -> Vec<Term> {
         }
         let x = &v.term;
         // the initial value, when the initial formula fixes it
-        let init = sys.initial.iter().flat_map(|q| q.lits.iter()).find_map(|l| match l.op() {
-            Op::Eq if l.args()[0] == *x => l.args()[1].as_int(),
-            Op::Eq if l.args()[1] == *x => l.args()[0].as_int(),
-            _ => None,
-        });
+        let init = constant_of(sys.initial.iter().flat_map(|q| q.lits.iter()), x);
         let Some(init) = init else { continue };
         let (mut lo, mut hi) = (Some(init), Some(init));
         for t in &sys.transitions {
@@ -173,16 +178,8 @@ pub fn location_facts(sys: &System) -> Vec<(Term, Vec<Term>)> {
     let Some(entry) = entry else { return vec![] };
     let mut start = Bounds::new();
     for &k in &ints {
-        let x = &sys.vars[k].term;
-        for l in &init_lits {
-            if let Op::Eq = l.op() {
-                let (a, b) = (&l.args()[0], &l.args()[1]);
-                if let (true, Some(c)) = (a == x, b.as_int()) {
-                    start.insert(k, c);
-                } else if let (true, Some(c)) = (b == x, a.as_int()) {
-                    start.insert(k, c);
-                }
-            }
+        if let Some(c) = constant_of(init_lits.iter().copied(), &sys.vars[k].term) {
+            start.insert(k, c);
         }
     }
     let mut at: HashMap<Term, Bounds> = HashMap::new();
@@ -313,12 +310,7 @@ fn differences(sys: &System, pcv: usize, ints: &[usize], entry: &Term, init: &[&
     pairs.dedup();
     let mut start = Facts::new();
     for &k in ints {
-        let x = &sys.vars[k].term;
-        if let Some(c) = init.iter().find_map(|l| match l.op() {
-            Op::Eq if l.args()[0] == *x => l.args()[1].as_int(),
-            Op::Eq if l.args()[1] == *x => l.args()[0].as_int(),
-            _ => None,
-        }) {
+        if let Some(c) = constant_of(init.iter().copied(), &sys.vars[k].term) {
             start.insert((k, k, 0), c);
         }
     }

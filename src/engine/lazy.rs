@@ -662,13 +662,33 @@ impl<'a> Lazy<'a> {
                 if pre.is_empty() {
                     continue;
                 }
-                // the exact pre-image when the tree already covers it (a
-                // loop whose body keeps the label), its abstraction otherwise
+                // cube by cube: the exact pre-image where the tree already
+                // covers it (a loop whose body keeps the label), its
+                // abstraction elsewhere; a child wholly covered is created
+                // covered
                 let exact = self.with_facts(pre.clone());
                 if exact.is_empty() {
                     continue;
                 }
-                if let Ok(Some(by)) = self.covered_by_others(&exact, &HashSet::new()) {
+                let mut abs = vec![];
+                let mut coverers: Option<Vec<usize>> = Some(vec![]);
+                for c in &exact {
+                    match self.covered_by_others(std::slice::from_ref(c), &HashSet::new()) {
+                        Ok(Some(by)) => {
+                            abs.push(c.clone());
+                            if let Some(all) = coverers.as_mut() {
+                                all.extend(by);
+                            }
+                        }
+                        _ => {
+                            coverers = None;
+                            abs.extend(self.with_facts(abstract_cube(c, &self.opts.terms)));
+                        }
+                    }
+                }
+                if let Some(mut by) = coverers {
+                    by.sort();
+                    by.dedup();
                     let child = self.add(exact, Some(id), Some(ti));
                     self.stats.covered += 1;
                     if self.debug {
@@ -676,15 +696,6 @@ impl<'a> Lazy<'a> {
                     }
                     self.nodes[child].state = State::Covered(by);
                     continue;
-                }
-                // cube by cube: exact where the tree covers it, abstracted elsewhere
-                let mut abs = vec![];
-                for c in exact {
-                    if let Ok(Some(_)) = self.covered_by_others(std::slice::from_ref(&c), &HashSet::new()) {
-                        abs.push(c);
-                    } else {
-                        abs.extend(self.with_facts(abstract_cube(&c, &self.opts.terms)));
-                    }
                 }
                 let abs = dedup(abs);
                 if !abs.is_empty() {
