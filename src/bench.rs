@@ -431,14 +431,11 @@ impl Run {
         }
     }
 
-    /// Checking time over reference time, for decided runs with a reference.
+    /// The whole process's time (start-up and certification included)
+    /// over reference time, for decided runs with a reference.
     fn ratio(&self) -> Option<f64> {
-        let a = self
-            .outcome
-            .as_ref()
-            .ok()
-            .filter(|a| a.verdict != Answer::Unknown)?;
-        Some(a.time.max(MIN_RATIO_TIME) / self.task.ref_time?.max(MIN_RATIO_TIME))
+        self.outcome.as_ref().ok().filter(|a| a.verdict != Answer::Unknown)?;
+        Some(self.wall.max(MIN_RATIO_TIME) / self.task.ref_time?.max(MIN_RATIO_TIME))
     }
 
     fn is_crash(&self) -> bool {
