@@ -34,8 +34,9 @@ pub const DEFAULT_MAX_STEPS: u64 = 1 << 34;
 pub struct CheckOptions {
     /// The search.
     pub engine: Engine,
-    /// How lazy abstraction computes interpolants.
-    pub interpolation: crate::interpolate::Method,
+    /// How lazy abstraction computes interpolants; `None`: projection,
+    /// and in the portfolio for programs also a short phase with case splits.
+    pub interpolation: Option<crate::interpolate::Method>,
     /// Terms to abstract besides the automatic ones (names of state
     /// variables or constants).
     pub abstract_terms: Vec<String>,
@@ -71,7 +72,7 @@ impl Default for CheckOptions {
     fn default() -> Self {
         CheckOptions {
             engine: Engine::Auto,
-            interpolation: crate::interpolate::Method::Projection,
+            interpolation: None,
             abstract_terms: vec![],
             max_steps: None,
             seed: 0,
@@ -203,6 +204,23 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
         if matches!(r0.verdict, Verdict::Safe | Verdict::Unsafe) {
             let note = format!("portfolio: forward execution found no error in {:.2}s; {} decided within its first {:.1}s", glanced.as_secs_f64(), r0.engine, quick.as_secs_f64());
             return found(r0, &note);
+        }
+        // interpolants split into cases (sentinels bounding a count): a
+        // short phase of its own, as the splits slow down other proofs
+        if opts.interpolation.is_none() {
+            let cases = Some(crate::interpolate::Method::Cases);
+            let r1 = check_inner(full, &CheckOptions { timeout: Some(quick), interpolation: cases, ..opts.clone() }, program);
+            if matches!(r1.verdict, Verdict::Safe | Verdict::Unsafe) {
+                let note = format!(
+                    "portfolio: forward execution found no error in {:.2}s, {} undecided in {:.1}s; with interpolants split into cases, {} decided within {:.1}s",
+                    glanced.as_secs_f64(),
+                    r0.engine,
+                    quick.as_secs_f64(),
+                    r1.engine,
+                    quick.as_secs_f64()
+                );
+                return found(r1, &note);
+            }
         }
         let share = match opts.timeout {
             Some(t) => (t / 10).max(Duration::from_secs(3)).min(t / 2),
@@ -344,7 +362,7 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
             max_nodes: opts.max_nodes,
             max_procs: opts.max_procs,
             backend,
-            method: opts.interpolation,
+            method: opts.interpolation.unwrap_or(crate::interpolate::Method::Projection),
             terms: terms_for(s),
             facts: if crate::abstraction::control_variable(s).is_some() { vec![] } else { crate::abstraction::range_facts(s) },
             location_facts: crate::abstraction::location_facts(s),

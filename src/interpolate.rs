@@ -16,6 +16,8 @@
 //!   a single cube), then generalised against `B` by dropping literals about
 //!   abstracted terms that the unsatisfiability does not need (unsat cores
 //!   by the search's solver).
+//! - [`Method::Cases`]: projection after a case split of each cube on the
+//!   relations between abstraction terms.
 //! - [`Method::Cvc5`]: cvc5's `get_interpolant`, under a time limit.
 //!
 //! Term abstraction ([`abstract_terms`]): before interpolating, each term of
@@ -45,6 +47,12 @@ pub enum Method {
     /// Projection of each cube of `A` onto the shared symbols, generalised
     /// by unsat cores against `B`.
     Projection,
+    /// Projection as above, each cube of `A` first split into cases on how
+    /// the abstraction terms `B` needs relate to the other abstraction terms
+    /// (`count ≠ n`: `count < n` or `count > n`; `count ≤ n`: `count < n` or
+    /// `count = n`), so that each case abstracts on its own (the sentinel
+    /// pattern: a count bounded by a size because a zero ends the loop).
+    Cases,
     /// cvc5's interpolation (SyGuS-based), with a time limit.
     Cvc5,
 }
@@ -146,26 +154,53 @@ pub fn interpolate(method: Method, solver: &mut dyn Solver, p: &Problem, timeout
     match method {
         // each cube of A is inconsistent with B on its own: its terms are
         // abstracted and it is interpolated separately
-        Method::Projection => {
+        Method::Projection | Method::Cases => {
             let mut out = vec![];
             for c in p.a {
-                out.extend(interpolate_part(method, solver, p, std::slice::from_ref(c), timeout_ms)?);
+                let abs = abstract_terms(solver, std::slice::from_ref(c), p.b, p.abstracted, &p.index_sort)?;
+                let cases = if method == Method::Cases { relation_cases(p, c, &abs) } else { vec![] };
+                if cases.len() <= 1 {
+                    out.extend(interpolate_part(method, solver, p, abs, timeout_ms)?);
+                    continue;
+                }
+                for lits in cases {
+                    let case = Cube { vars: c.vars.clone(), lits };
+                    if unsat(solver, &[cube_formula(&case)])? {
+                        continue;
+                    }
+                    let abs = abstract_terms(solver, std::slice::from_ref(&case), p.b, p.abstracted, &p.index_sort)?;
+                    out.extend(interpolate_part(method, solver, p, abs, timeout_ms)?);
+                }
             }
             Ok(out)
         }
-        Method::Cvc5 => interpolate_part(method, solver, p, p.a, timeout_ms),
+        Method::Cvc5 => {
+            let abs = abstract_terms(solver, p.a, p.b, p.abstracted, &p.index_sort)?;
+            interpolate_part(method, solver, p, abs, timeout_ms)
+        }
     }
 }
 
-/// An interpolant of `a` (part of the problem's `A`) and the problem's `B`.
-fn interpolate_part(method: Method, solver: &mut dyn Solver, p: &Problem, a: &[Cube], timeout_ms: u64) -> Result<Vec<Cube>, Failure> {
-    let abs = abstract_terms(solver, a, p.b, p.abstracted, &p.index_sort)?;
+/// The cases of cube `c` on how the abstraction terms that `B` needs
+/// (those term abstraction refused in `abs`) relate to the other
+/// abstraction terms: `count ≠ n` is `count < n` (where the count may be
+/// abstracted) or `count > n` (where it stays), and `count ≤ n` is
+/// `count < n` or `count = n` (where the count may be replaced by `n`).
+/// One case (`c` itself) when nothing is split.
+fn relation_cases(p: &Problem, c: &Cube, abs: &Abstracted) -> Vec<Vec<Term>> {
+    let refused: Vec<Term> = p.abstracted.iter().filter(|t| !abs.terms.contains(t) && c.lits.iter().any(|l| occurs(t, l))).cloned().collect();
+    crate::projection::split_cases(&c.lits, &refused, 2, p.abstracted)
+}
+
+/// An interpolant of part of the problem's `A`, its terms abstracted as
+/// `abs` says, and the problem's `B`.
+fn interpolate_part(method: Method, solver: &mut dyn Solver, p: &Problem, abs: Abstracted, timeout_ms: u64) -> Result<Vec<Cube>, Failure> {
     if std::env::var_os("ARRAX_DEBUG").is_some() {
         eprintln!("  abstracted: {:?}", abs.terms.iter().map(|t| t.to_string()).collect::<Vec<_>>());
     }
     let local: Vec<Term> = p.local.iter().chain(&abs.copies).cloned().collect();
     let pieces = match method {
-        Method::Projection => {
+        Method::Projection | Method::Cases => {
             let general: Vec<Term> = p.abstracted.iter().chain(&abs.copies).cloned().collect();
             by_projection(solver, &abs.a, p.b, &local, &abs.copies, &general)?
         }
@@ -252,7 +287,11 @@ fn by_projection(solver: &mut dyn Solver, a: &[Cube], b: &Term, local: &[Term], 
             let mut i = 0;
             while i < lits.len() {
                 let others_read = lits.iter().enumerate().any(|(k, l)| k != i && reads_array(l));
-                if abstracted.iter().any(|t| occurs(t, &lits[i])) && (!reads_array(&lits[i]) || others_read) {
+                // (or a relation between abstracted scalars is left: `n < count`)
+                let rest = lits.iter().enumerate().filter(|(k, _)| *k != i).map(|(_, l)| l);
+                let scalar_rest = rest.clone().all(|l| !c.vars.iter().chain(guessable).any(|v| occurs(v, l)))
+                    && rest.clone().any(|l| abstracted.iter().filter(|t| occurs(t, l)).count() >= 2);
+                if abstracted.iter().any(|t| occurs(t, &lits[i])) && (!reads_array(&lits[i]) || others_read || scalar_rest) {
                     let mut fewer = lits.clone();
                     fewer.remove(i);
                     if unsat(solver, &with_b(&fewer))? {

@@ -47,8 +47,9 @@ struct CheckArgs {
     /// The engine.
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     engine: EngineArg,
-    /// How lazy abstraction computes interpolants.
-    #[arg(long, value_enum, default_value_t = ItpArg::Projection)]
+    /// How lazy abstraction computes interpolants (`auto`: projection,
+    /// then projection with case splits in the portfolio for programs).
+    #[arg(long, value_enum, default_value_t = ItpArg::Auto)]
     interpolation: ItpArg,
     /// A term (state variable or constant) for lazy abstraction to abstract,
     /// besides the automatic ones (loop counters and their bounds); repeatable.
@@ -119,8 +120,12 @@ enum EngineArg {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum ItpArg {
+    /// Projection, then projection with case splits (a short phase of its own).
+    Auto,
     /// Projection of the pre-image onto shared symbols, generalised by unsat cores.
     Projection,
+    /// Projection after case splits on relations between abstraction terms (`count ≤ n`).
+    Cases,
     /// cvc5's interpolation (time-limited).
     Cvc5,
 }
@@ -221,8 +226,10 @@ fn check(args: CheckArgs) -> ExitCode {
             EngineArg::Run => Engine::Run,
         },
         interpolation: match args.interpolation {
-            ItpArg::Projection => arrax::interpolate::Method::Projection,
-            ItpArg::Cvc5 => arrax::interpolate::Method::Cvc5,
+            ItpArg::Auto => None,
+            ItpArg::Projection => Some(arrax::interpolate::Method::Projection),
+            ItpArg::Cases => Some(arrax::interpolate::Method::Cases),
+            ItpArg::Cvc5 => Some(arrax::interpolate::Method::Cvc5),
         },
         abstract_terms: args.abstract_terms.clone(),
         max_steps: args.max_steps,

@@ -240,11 +240,43 @@ pub fn project_exact(lits: &[Term], vars: &[Term]) -> (Vec<Term>, Vec<Term>) {
 /// weakening), then every case is projected. Each case comes with the
 /// variables that could not be eliminated; unsatisfiable cases are left out.
 pub fn project_cases(lits: &[Term], vars: &[Term], max_splits: usize) -> Vec<(Vec<Term>, Vec<Term>)> {
+    split_cases(lits, vars, max_splits, &[])
+        .into_iter()
+        .map(|c| project(&c, vars))
+        .filter(|(l, _)| !l.iter().any(|x| x.as_bool() == Some(false)))
+        .collect()
+}
+
+/// The case split of a conjunction on its integer disequalities `e ≠ 0`
+/// that mention one of `on`: `e < 0` in one case, `e > 0` in the other;
+/// also on its inequalities `e ≤ 0` that mention one of `on` and otherwise
+/// exactly one other term of `relations`, both with unit coefficients
+/// (`count ≤ n`): `e < 0` in one case,
+/// `e = 0` (where the term may be substituted away) in the other. At most
+/// `max_splits` literals are split, in order. The cases' disjunction is
+/// equivalent to `lits`.
+pub fn split_cases(lits: &[Term], on: &[Term], max_splits: usize, relations: &[Term]) -> Vec<Vec<Term>> {
     let mut cases: Vec<Vec<Term>> = vec![vec![]];
     let mut splits = 0;
     for l in lits {
-        let e = match constraint(l) {
-            Some(Constraint::Ne(e)) if splits < max_splits && vars.iter().any(|v| e.coeffs.contains_key(v)) => e,
+        let mentions = |e: &Linear| on.iter().any(|v| e.coeffs.contains_key(v));
+        let (first, second) = match constraint(l) {
+            Some(Constraint::Ne(e)) if splits < max_splits && mentions(&e) => {
+                let mut lt = e.clone();
+                lt.constant += 1; // e < 0  ⇔  e + 1 ≤ 0
+                let gt = e.scale(-1).map(|mut m| {
+                    m.constant += 1; // e > 0  ⇔  -e + 1 ≤ 0
+                    m.le_zero()
+                });
+                (lt.le_zero(), gt.unwrap_or_else(Term::tt))
+            }
+            Some(Constraint::Le(e))
+                if splits < max_splits && mentions(&e) && e.coeffs.len() == 2 && e.coeffs.iter().all(|(t, c)| c.abs() == 1 && relations.contains(t)) =>
+            {
+                let mut lt = e.clone();
+                lt.constant += 1;
+                (lt.le_zero(), e.eq_zero())
+            }
             _ => {
                 for c in cases.iter_mut() {
                     c.push(l.clone());
@@ -253,13 +285,7 @@ pub fn project_cases(lits: &[Term], vars: &[Term], max_splits: usize) -> Vec<(Ve
             }
         };
         splits += 1;
-        let mut lt = e.clone();
-        lt.constant += 1; // e < 0  ⇔  e + 1 ≤ 0
-        let gt = e.scale(-1).map(|mut m| {
-            m.constant += 1; // e > 0  ⇔  -e + 1 ≤ 0
-            m.le_zero()
-        });
-        let (lt, gt) = (lt.le_zero(), gt.unwrap_or_else(Term::tt));
+        let (lt, gt) = (first, second);
         cases = cases
             .into_iter()
             .flat_map(|c| {
@@ -272,10 +298,6 @@ pub fn project_cases(lits: &[Term], vars: &[Term], max_splits: usize) -> Vec<(Ve
             .collect();
     }
     cases
-        .into_iter()
-        .map(|c| project(&c, vars))
-        .filter(|(l, _)| !l.iter().any(|x| x.as_bool() == Some(false)))
-        .collect()
 }
 
 fn project_with(lits: &[Term], vars: &[Term], weaken: bool) -> (Vec<Term>, Vec<Term>) {
