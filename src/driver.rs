@@ -200,14 +200,16 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
         }
         let glanced = r0.time;
         let quick = opts.timeout.map_or(Duration::from_secs(2), |t| (t / 4).min(Duration::from_secs(2)));
+        let splittable = crate::interpolate::splittable_cubes();
         let r0 = check_inner(full, &CheckOptions { timeout: Some(quick), ..opts.clone() }, program);
         if matches!(r0.verdict, Verdict::Safe | Verdict::Unsafe) {
             let note = format!("portfolio: forward execution found no error in {:.2}s; {} decided within its first {:.1}s", glanced.as_secs_f64(), r0.engine, quick.as_secs_f64());
             return found(r0, &note);
         }
         // interpolants split into cases (sentinels bounding a count): a
-        // short phase of its own, as the splits slow down other proofs
-        if opts.interpolation.is_none() {
+        // short phase of its own, as the splits slow down other proofs, and
+        // only when projection met cubes it would split
+        if opts.interpolation.is_none() && crate::interpolate::splittable_cubes() > splittable {
             let cases = Some(crate::interpolate::Method::Cases);
             let r1 = check_inner(full, &CheckOptions { timeout: Some(quick), interpolation: cases, ..opts.clone() }, program);
             if matches!(r1.verdict, Verdict::Safe | Verdict::Unsafe) {

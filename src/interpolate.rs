@@ -34,6 +34,14 @@ use std::collections::HashMap;
 
 thread_local! {
     static CALLS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    static SPLITTABLE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Cubes interpolated by plain projection on this thread so far that
+/// [`Method::Cases`] would have split: evidence that a phase with case
+/// splits may succeed where projection did not.
+pub fn splittable_cubes() -> usize {
+    SPLITTABLE.with(|c| c.get())
 }
 
 /// Solver calls made by interpolation on this thread so far.
@@ -158,7 +166,14 @@ pub fn interpolate(method: Method, solver: &mut dyn Solver, p: &Problem, timeout
             let mut out = vec![];
             for c in p.a {
                 let abs = abstract_terms(solver, std::slice::from_ref(c), p.b, p.abstracted, &p.index_sort)?;
-                let cases = if method == Method::Cases { relation_cases(p, c, &abs) } else { vec![] };
+                let cases = relation_cases(p, c, &abs);
+                if method == Method::Projection {
+                    if cases.len() > 1 {
+                        SPLITTABLE.with(|n| n.set(n.get() + 1));
+                    }
+                    out.extend(interpolate_part(method, solver, p, abs, timeout_ms)?);
+                    continue;
+                }
                 if cases.len() <= 1 {
                     out.extend(interpolate_part(method, solver, p, abs, timeout_ms)?);
                     continue;
