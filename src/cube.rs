@@ -274,7 +274,14 @@ fn simplify_comparison(l: &Term) -> Option<Term> {
         Op::Not => (true, &l.args()[0]),
         _ => (false, l),
     };
-    if !matches!(atom.op(), Op::Lt | Op::Le | Op::Eq) || *atom.args()[0].sort() != Sort::Int {
+    if !matches!(atom.op(), Op::Lt | Op::Le | Op::Eq) {
+        return None;
+    }
+    if *atom.args()[0].sort() == Sort::Real {
+        let out = simplify_real_comparison(atom)?;
+        return Some(if neg { out.not() } else { out });
+    }
+    if *atom.args()[0].sort() != Sort::Int {
         return None;
     }
     let (a, b) = (Linear::of(&atom.args()[0])?, Linear::of(&atom.args()[1])?);
@@ -300,6 +307,84 @@ fn simplify_comparison(l: &Term) -> Option<Term> {
         _ => d.eq_zero(),
     };
     Some(if neg { out.not() } else { out })
+}
+
+/// A real linear form `Σ cᵢ·tᵢ + k` with integer coefficients and an
+/// integral constant (`None` for anything else).
+fn real_linear(t: &Term, k: i64, out: &mut std::collections::BTreeMap<Term, i64>, constant: &mut i64) -> Option<()> {
+    match t.op() {
+        Op::Real(n, 1) => *constant = constant.checked_add(n.checked_mul(k)?)?,
+        Op::Add => {
+            for a in t.args() {
+                real_linear(a, k, out, constant)?;
+            }
+        }
+        Op::Neg => real_linear(&t.args()[0], k.checked_neg()?, out, constant)?,
+        Op::Mul => {
+            let mut c = k;
+            let mut rest = vec![];
+            for a in t.args() {
+                match a.op() {
+                    Op::Real(n, 1) => c = c.checked_mul(*n)?,
+                    Op::Real(..) => return None,
+                    _ => rest.push(a),
+                }
+            }
+            match rest.as_slice() {
+                [] => *constant = constant.checked_add(c)?,
+                [one] => real_linear(one, c, out, constant)?,
+                _ => return None,
+            }
+        }
+        Op::Real(..) => return None,
+        _ => {
+            let e = out.entry(t.clone()).or_insert(0);
+            *e = e.checked_add(k)?;
+        }
+    }
+    Some(())
+}
+
+/// A real comparison (`<`, `<=`, `=`) with the atoms both sides share
+/// cancelled (`a + Tick = b + Tick` is `a = b`), or decided when the sides
+/// differ by a constant; `None` when there is nothing to simplify.
+fn simplify_real_comparison(atom: &Term) -> Option<Term> {
+    let mut lhs = std::collections::BTreeMap::new();
+    let mut rhs = std::collections::BTreeMap::new();
+    let (mut kl, mut kr) = (0i64, 0i64);
+    real_linear(&atom.args()[0], 1, &mut lhs, &mut kl)?;
+    real_linear(&atom.args()[1], 1, &mut rhs, &mut kr)?;
+    lhs.retain(|_, c| *c != 0);
+    rhs.retain(|_, c| *c != 0);
+    let shared = lhs.keys().any(|t| rhs.contains_key(t));
+    // d = lhs - rhs
+    let mut d = lhs.clone();
+    for (t, c) in &rhs {
+        let e = d.entry(t.clone()).or_insert(0);
+        *e = e.checked_sub(*c)?;
+    }
+    d.retain(|_, c| *c != 0);
+    let k = kl.checked_sub(kr)?;
+    if d.is_empty() {
+        return Some(Term::bool(match atom.op() {
+            Op::Lt => k < 0,
+            Op::Le => k <= 0,
+            _ => k == 0,
+        }));
+    }
+    if !shared {
+        return None;
+    }
+    let side = |sign: i64| -> Vec<Term> {
+        d.iter().filter(|(_, c)| c.signum() == sign).map(|(t, c)| Term::mul([Term::real(c.abs(), 1), t.clone()])).collect()
+    };
+    let l = Term::add(side(1).into_iter().chain([Term::real(0, 1)]));
+    let r = Term::add(side(-1).into_iter().chain([Term::real(-k, 1)]));
+    Some(match atom.op() {
+        Op::Lt => Term::lt(&l, &r),
+        Op::Le => Term::le(&l, &r),
+        _ => Term::eq(&l, &r),
+    })
 }
 
 /// Unit propagation over literals: a literal `t = v` (v a value), `p` or
@@ -493,5 +578,29 @@ mod tests {
         let cs = Cube::normalize(&[z1.clone()], &[ne(1), ne(2)]);
         assert_eq!(cs.len(), 1);
         assert_eq!(cs[0].lits, vec![Term::eq(&r, &Term::int(3))]);
+    }
+
+    #[test]
+    fn real_comparisons_cancel_shared_atoms() {
+        let z1 = zvar(0, &Sort::Index);
+        let z2 = zvar(1, &Sort::Index);
+        let aux = arr("aux", Sort::Real);
+        let v = arr("v", Sort::Real);
+        let tick = Term::var("tick", Sort::Real);
+        let a1 = Term::select(&aux, &[z1.clone()]);
+        let v2 = Term::select(&v, &[z2.clone()]);
+        let vars = [z1.clone(), z2.clone()];
+        // aux[z1] + tick = v[z2] + tick  is  aux[z1] = v[z2]
+        let cs = Cube::normalize(&vars, &[Term::eq(&Term::add([a1.clone(), tick.clone()]), &Term::add([v2.clone(), tick.clone()]))]);
+        let plain = Cube::normalize(&vars, &[Term::eq(&a1, &v2)]);
+        assert_eq!(cs.len(), 1);
+        assert_eq!(cs[0].key(), plain[0].key());
+        // tick = aux[z1] + tick  is  aux[z1] = 0
+        let cs = Cube::normalize(&vars, &[Term::eq(&tick, &Term::add([a1.clone(), tick.clone()]))]);
+        assert_eq!(cs[0].lits, Cube::normalize(&vars, &[Term::eq(&a1, &Term::real(0, 1))])[0].lits);
+        // tick + 1 < tick is false; tick <= tick + 2 is true
+        assert!(Cube::normalize(&vars, &[Term::lt(&Term::add([tick.clone(), Term::real(1, 1)]), &tick)]).is_empty());
+        let cs = Cube::normalize(&vars, &[Term::le(&tick, &Term::add([tick.clone(), Term::real(2, 1)])), Term::eq(&a1, &v2)]);
+        assert_eq!(cs[0].lits, plain[0].lits);
     }
 }

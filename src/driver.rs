@@ -421,6 +421,9 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
         let outcome = search.run(&mut replay);
         oracle = search.take_oracle();
         if let (Some(c), Some(or)) = (search.refuted.take(), oracle.as_mut()) {
+            if std::env::var_os("ARRAX_DEBUG").is_some() {
+                eprintln!("refuted after {:.2}s ({} nodes): {c}", start.elapsed().as_secs_f64(), search.stats.nodes);
+            }
             or.ban(&c);
             earlier.absorb(&search.stats);
             earlier.restarts += 1;

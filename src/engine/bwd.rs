@@ -7,12 +7,12 @@
 use super::{AbstractTrace, Hint, Limit, Outcome, Proof, Stats};
 use crate::cube::Cube;
 use crate::fixpoint::{match_cube, subsumes, Facts, Match, Pattern};
-use crate::logic::Term;
+use crate::logic::{Op, Sort, Term};
 use crate::pre::{pre_image, Edge};
 use crate::safety::{index_bounds, initial_query, instantiate_all};
 use crate::smt::{self, Backend, SatResult, Solver};
 use crate::system::System;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
 /// The exploration order.
@@ -468,7 +468,9 @@ impl<'a> Search<'a> {
 
     /// The fixpoint test's solver part: whether the cube with the negated
     /// instances is unsatisfiable (then the instances cover it; an
-    /// unsatisfiable cube is covered by none).
+    /// unsatisfiable cube is covered by none). The instances that speak
+    /// only of the cube's own terms are tried alone first: most covering
+    /// cubes are covered by those, and an unsatisfiable part is enough.
     fn covered(&mut self, cube: &Cube, used: Vec<(usize, Vec<Term>)>, clauses: Vec<Term>) -> Option<Vec<(usize, Vec<Term>)>> {
         if clauses.is_empty() && !cube.needs_sat_check() {
             return None;
@@ -478,10 +480,36 @@ impl<'a> Search<'a> {
         parts.extend(instantiate_all(self.sys, &self.sys.axioms, &cube.vars));
         if clauses.is_empty() {
             self.stats.calls_sat += 1;
-        } else {
-            self.stats.calls_fixpoint += 1;
+            return (self.check(&Term::and(parts)) == SatResult::Unsat).then_some(used);
         }
+        // one copy of each instance
+        let mut seen = HashSet::new();
+        let (used, clauses): (Vec<_>, Vec<_>) = used.into_iter().zip(clauses).filter(|(_, c)| seen.insert(c.clone())).unzip();
+        let own = cube_terms(&cube.lits);
+        let local: Vec<usize> = (0..clauses.len()).filter(|&k| cube_terms(std::slice::from_ref(&clauses[k])).is_subset(&own)).collect();
+        if !local.is_empty() && local.len() < clauses.len() {
+            let mut first = parts.clone();
+            first.extend(local.iter().map(|&k| clauses[k].clone()));
+            self.stats.calls_fixpoint += 1;
+            if self.check(&Term::and(first)) == SatResult::Unsat {
+                return Some(local.iter().map(|&k| used[k].clone()).collect());
+            }
+        }
+        self.stats.calls_fixpoint += 1;
         parts.extend(clauses);
         (self.check(&Term::and(parts)) == SatResult::Unsat).then_some(used)
     }
 }
+
+/// The state terms a formula speaks of: array reads and symbols other than
+/// process variables.
+fn cube_terms(lits: &[Term]) -> HashSet<Term> {
+    let mut out = HashSet::new();
+    for l in lits {
+        for t in crate::logic::collect(l, &|t: &Term| matches!(t.op(), Op::Select) || (matches!(t.op(), Op::Var(_)) && *t.sort() != Sort::Index)) {
+            out.insert(t);
+        }
+    }
+    out
+}
+
