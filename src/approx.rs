@@ -29,17 +29,29 @@ pub struct Oracle<'a> {
     banned: HashSet<String>,
     /// Largest number of literals of a candidate.
     pub max_lits: usize,
+    /// A path of the instance to an unsafe state found while exploring, as
+    /// a candidate trace (to be replayed: the instance is only an oracle).
+    pub unsafe_trace: Option<crate::engine::AbstractTrace>,
 }
 
 impl<'a> Oracle<'a> {
     /// Explores the instance of `sys` with `procs` processes (at most `cap` states).
     pub fn new(sys: &'a System, procs: usize, cap: usize) -> Result<Self, String> {
+        Self::exploring(sys, procs, cap, false)
+    }
+
+    /// The oracle of [`Oracle::new`], whose exploration ends, with `stop`,
+    /// at the first unsafe state (then its path is [`Oracle::unsafe_trace`]
+    /// and the states are a prefix of the reachable ones).
+    pub fn exploring(sys: &'a System, procs: usize, cap: usize, stop: bool) -> Result<Self, String> {
         let inst = Instance::new(sys, procs)?;
-        let (states, complete) = inst.reachable(cap)?;
-        if states.is_empty() {
+        let ex = inst.reachable(cap, stop)?;
+        if ex.states.is_empty() {
             return Err(format!("the {procs}-process instance has no initial state"));
         }
-        Ok(Oracle { inst, states, complete, sets: HashMap::new(), columns: HashMap::new(), banned: HashSet::new(), max_lits: 3 })
+        let unsafe_trace = inst.unsafe_trace(&ex)?;
+        let (states, complete) = (ex.states, ex.complete);
+        Ok(Oracle { inst, states, complete, sets: HashMap::new(), columns: HashMap::new(), banned: HashSet::new(), max_lits: 3, unsafe_trace })
     }
 
     /// The number of reachable states found.

@@ -308,7 +308,7 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
     let mut oracle = None;
     if opts.brab > 0 && engine == Engine::Bwd {
         let t0 = Instant::now();
-        match crate::approx::Oracle::new(sys, opts.brab, 100_000) {
+        match crate::approx::Oracle::exploring(sys, opts.brab, 100_000, true) {
             Ok(o) => {
                 notes.push(format!(
                     "approximating with the {} reachable states of the {}-process instance{} (explored in {:.2}s)",
@@ -327,6 +327,29 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
     let mut grow_notes: Vec<String> = vec![];
     let mut refuted_here = 0;
     let mut cannot_grow = false;
+    // the oracle's exploration may already reach an unsafe state: its path
+    // is a candidate trace, replayed like the search's (the instance is
+    // never trusted)
+    let mut finite_trace: Option<crate::engine::AbstractTrace> = None;
+    if let Some(t) = oracle.as_mut().and_then(|o| o.unsafe_trace.take()) {
+        let t0 = Instant::now();
+        let r = certify::replay(full, &t, if certify_on { checker } else { backend }, per_call_ms);
+        replay_time += t0.elapsed();
+        let procs = t.cubes[0].arity();
+        match r {
+            Ok(Some(ct)) => {
+                notes.push(format!("the {procs}-process instance reaches an unsafe state in {} steps; its path replayed", t.edges.len()));
+                replayed = Some(ct);
+                finite_trace = Some(t);
+            }
+            Ok(None) => notes.push(format!("the {procs}-process instance reaches an unsafe state, but its path did not replay: set aside")),
+            Err(e) => notes.push(format!("the {procs}-process instance reaches an unsafe state; its path not replayed: {e}")),
+        }
+        // the exploration stopped there: the whole of it for the oracle
+        if finite_trace.is_none() {
+            oracle = crate::approx::Oracle::new(sys, opts.brab, 100_000).ok();
+        }
+    }
     let mut replay = |trace: &crate::engine::AbstractTrace| {
         let t0 = Instant::now();
         let r = certify::replay(full, trace, if certify_on { checker } else { backend }, per_call_ms);
@@ -408,7 +431,9 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
             }
         }
     }
-    let (outcome, mut stats) = if let Some(o) = lazy_result {
+    let (outcome, mut stats) = if let Some(t) = finite_trace {
+        (Outcome::Unsafe(t), Stats::default())
+    } else if let Some(o) = lazy_result {
         (o, Stats::default())
     } else {
         loop {
@@ -431,8 +456,24 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
             refuted_here += 1;
             if refuted_here >= 8 && or.procs() < 4 && !cannot_grow {
                 let t0 = Instant::now();
+                // the bigger instance may reach an unsafe state: its path
+                // is a candidate trace like the search's
+                let procs = or.procs() + 1;
+                let mut found = None;
+                if let Ok(mut o) = crate::approx::Oracle::exploring(sys, procs, 100_000, true) {
+                    if let Some(t) = o.unsafe_trace.take() {
+                        if replay(&t) {
+                            found = Some(t);
+                        }
+                    }
+                }
+                if let Some(t) = found {
+                    grow_notes.push(format!("after {refuted_here} refuted approximations: the {procs}-process instance reaches an unsafe state; its path replayed"));
+                    earlier.absorb(&search.stats);
+                    break (Outcome::Unsafe(t), Stats::default());
+                }
                 // only an instance explored completely is a better oracle
-                if let Ok(mut bigger) = crate::approx::Oracle::new(sys, or.procs() + 1, 100_000).and_then(|o| {
+                if let Ok(mut bigger) = crate::approx::Oracle::new(sys, procs, 100_000).and_then(|o| {
                     if o.complete {
                         Ok(o)
                     } else {

@@ -15,6 +15,22 @@ pub type Unsupported = String;
 /// A concrete state: every cell of every state variable, then the rigid constants.
 pub type State = Box<[i64]>;
 
+/// A step of an instance: the transition and its parameters' processes.
+pub type Move = (usize, Box<[i64]>);
+
+/// The states of an instance found by breadth-first exploration.
+pub struct Exploration {
+    /// The states, in the order found.
+    pub states: Vec<State>,
+    /// Whether they are all the reachable ones.
+    pub complete: bool,
+    /// For each state, the state it was first reached from and the step
+    /// taken (none for initial states).
+    pub parents: Vec<Option<(usize, Move)>>,
+    /// The first state found that satisfies an unsafe cube.
+    pub unsafe_state: Option<usize>,
+}
+
 /// A system instantiated with a fixed number of processes.
 pub struct Instance<'a> {
     sys: &'a System,
@@ -33,6 +49,9 @@ pub struct Instance<'a> {
     /// The axioms, compiled: number of quantified variables (registers
     /// from 0), registers needed, body.
     axioms: Vec<(usize, usize, Code)>,
+    /// The unsafe cubes, compiled like the axioms (their variables take
+    /// pairwise distinct processes).
+    unsafe_: Vec<(usize, usize, Code)>,
     /// The state variables' symbols, to find their slots.
     vars: IdMap<usize>,
     /// Total number of cells.
@@ -299,20 +318,23 @@ impl<'a> Instance<'a> {
                     .collect()
             })
             .collect();
-        let mut inst = Instance { sys, procs, slots, consts, ints, choices, steps: vec![], axioms: vec![], vars, width };
+        let mut inst = Instance { sys, procs, slots, consts, ints, choices, steps: vec![], axioms: vec![], unsafe_: vec![], vars, width };
         let steps = sys.transitions.iter().map(|t| inst.compile_step(t)).collect::<Result<_, _>>()?;
-        let axioms = sys
-            .axioms
-            .iter()
-            .map(|q| {
-                let mut c = Compiler { inst: &inst, bound: vec![], fixed: &[], regs: 0 };
-                c.bind(&q.vars);
-                let body = c.compile(&q.body());
-                (q.vars.len(), c.regs, body)
-            })
-            .collect();
+        let compile_all = |qs: &[crate::system::Quantified]| -> Vec<(usize, usize, Code)> {
+            qs.iter()
+                .map(|q| {
+                    let mut c = Compiler { inst: &inst, bound: vec![], fixed: &[], regs: 0 };
+                    c.bind(&q.vars);
+                    let body = c.compile(&q.body());
+                    (q.vars.len(), c.regs, body)
+                })
+                .collect()
+        };
+        let axioms = compile_all(&sys.axioms);
+        let unsafe_ = compile_all(&sys.unsafe_);
         inst.steps = steps;
         inst.axioms = axioms;
+        inst.unsafe_ = unsafe_;
         Ok(inst)
     }
 
@@ -489,6 +511,24 @@ impl<'a> Instance<'a> {
         Ok(true)
     }
 
+    /// The first unsafe cube (and the distinct processes of its variables)
+    /// that state `st` satisfies, if any.
+    pub fn unsafe_at(&self, st: &[i64]) -> Result<Option<(usize, Vec<i64>)>, Unsupported> {
+        let ps: Vec<Term> = (0..self.procs as i64).map(|p| Term::raw(Op::Int(p), vec![], Sort::Index)).collect();
+        for (k, (n, nregs, body)) in self.unsafe_.iter().enumerate() {
+            let vars: Vec<Term> = self.sys.unsafe_[k].vars.clone();
+            let mut regs = vec![0i64; *nregs];
+            for m in crate::instantiate::injective_maps(&vars, &ps) {
+                let vals: Vec<i64> = vars.iter().map(|v| m[v].as_int().unwrap()).collect();
+                regs[..*n].copy_from_slice(&vals);
+                if self.run(body, st, &mut regs)? != 0 {
+                    return Ok(Some((k, vals)));
+                }
+            }
+        }
+        Ok(None)
+    }
+
     /// Up to `cap` initial states, and whether they are all of them.
     fn enumerate_initial(&self, cap: usize) -> Result<(Vec<State>, bool), Unsupported> {
         // Enumerate with the solver: the initial formula over one symbol per cell.
@@ -600,10 +640,11 @@ impl<'a> Instance<'a> {
         }
     }
 
-    /// The successors of a state.
-    pub fn successors(&self, st: &[i64]) -> Result<Vec<State>, Unsupported> {
+    /// The successors of a state, each with the step taken to it: the
+    /// transition and the processes of its parameters.
+    pub fn successors(&self, st: &[i64]) -> Result<Vec<(Move, State)>, Unsupported> {
         let mut out = vec![];
-        for (step, choices) in self.steps.iter().zip(&self.choices) {
+        for (ti, (step, choices)) in self.steps.iter().zip(&self.choices).enumerate() {
             let Ok(updates) = &step.updates else { continue };
             let mut regs = vec![0i64; step.regs];
             let np = choices.first().map_or(0, |c| c.len());
@@ -621,7 +662,7 @@ impl<'a> Instance<'a> {
                     if enabled {
                         if let Ok(next) = self.apply(updates, np + step.doms.len(), st, &mut regs) {
                             if matches!(self.holds_axioms(&next), Ok(true)) {
-                                out.push(next);
+                                out.push(((ti, params.clone().into_boxed_slice()), next));
                             }
                         }
                     }
@@ -676,31 +717,80 @@ impl<'a> Instance<'a> {
         Ok(next.into_boxed_slice())
     }
 
-    /// Every reachable state, breadth-first, up to `cap` states (the flag
-    /// says whether exploration was complete).
-    pub fn reachable(&self, cap: usize) -> Result<(Vec<State>, bool), Unsupported> {
+    /// Every reachable state, breadth-first, up to `cap` states, with
+    /// how each was first reached (see [`Exploration`]); with `stop`, the
+    /// exploration ends at the first unsafe state found.
+    pub fn reachable(&self, cap: usize, stop: bool) -> Result<Exploration, Unsupported> {
         // beyond the cap the initial states are a sample (fine for an oracle)
         let (init, all_init) = self.enumerate_initial(2048)?;
         let mut seen: HashSet<State, std::hash::BuildHasherDefault<IdHasher>> = HashSet::default();
-        let mut order = vec![];
+        let mut ex = Exploration { states: vec![], complete: false, parents: vec![], unsafe_state: None };
         for s in init {
             if self.holds_axioms(&s)? && seen.insert(s.clone()) {
-                order.push(s);
+                if ex.unsafe_state.is_none() && self.unsafe_at(&s)?.is_some() {
+                    ex.unsafe_state = Some(ex.states.len());
+                }
+                ex.states.push(s);
+                ex.parents.push(None);
             }
         }
+        if stop && ex.unsafe_state.is_some() {
+            return Ok(ex);
+        }
         let mut k = 0;
-        while k < order.len() {
-            if order.len() >= cap {
-                return Ok((order, false));
+        while k < ex.states.len() {
+            if ex.states.len() >= cap {
+                return Ok(ex);
             }
-            let succ = self.successors(&order[k].clone())?;
-            for s in succ {
+            let succ = self.successors(&ex.states[k].clone())?;
+            for (mv, s) in succ {
                 if seen.insert(s.clone()) {
-                    order.push(s);
+                    let bad = ex.unsafe_state.is_none() && self.unsafe_at(&s)?.is_some();
+                    if bad {
+                        ex.unsafe_state = Some(ex.states.len());
+                    }
+                    ex.states.push(s);
+                    ex.parents.push(Some((k, mv)));
+                    if bad && stop {
+                        return Ok(ex);
+                    }
                 }
             }
             k += 1;
         }
-        Ok((order, all_init))
+        ex.complete = all_init;
+        Ok(ex)
+    }
+
+    /// The first state explored that satisfies an unsafe cube (one at the
+    /// fewest steps from an initial state), as a candidate trace
+    /// over the instance's processes: every cube names all of them (with no
+    /// literals but the last, the unsafe cube on the processes found), each
+    /// edge the transition taken and its parameters' processes. Nothing in
+    /// it is trusted: the caller replays it on the system.
+    pub fn unsafe_trace(&self, ex: &Exploration) -> Result<Option<crate::engine::AbstractTrace>, Unsupported> {
+        if let Some(k) = ex.unsafe_state {
+            let Some((cube, at)) = self.unsafe_at(&ex.states[k])? else { return Ok(None) };
+            let mut moves = vec![];
+            let mut cur = k;
+            while let Some((parent, mv)) = &ex.parents[cur] {
+                moves.push(mv.clone());
+                cur = *parent;
+            }
+            moves.reverse();
+            let isort = self.sys.index_sort();
+            let vars: Vec<Term> = (0..self.procs).map(|i| crate::cube::zvar(i, &isort)).collect();
+            let q = &self.sys.unsafe_[cube];
+            let m: HashMap<Term, Term> = q.vars.iter().zip(&at).map(|(v, p)| (v.clone(), vars[*p as usize].clone())).collect();
+            let last = crate::cube::Cube { vars: vars.clone(), lits: q.lits.iter().map(|l| crate::logic::substitute(l, &m)).collect() };
+            let mut cubes = vec![crate::cube::Cube { vars: vars.clone(), lits: vec![] }; moves.len()];
+            cubes.push(last);
+            let edges = moves
+                .into_iter()
+                .map(|(t, params)| crate::pre::Edge { transition: t, params: params.iter().map(|p| vars[*p as usize].clone()).collect(), succ_vars: vars.clone() })
+                .collect();
+            return Ok(Some(crate::engine::AbstractTrace { cubes, edges }));
+        }
+        Ok(None)
     }
 }

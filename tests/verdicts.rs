@@ -158,3 +158,21 @@ fn plain_search_agrees() {
         assert!(matches!(r.certification, Certification::Certified(_)), "{name}: {:?}", r.certification);
     }
 }
+
+/// An unsafe state that the oracle's finite instance reaches while it is
+/// explored is answered at once, after its path replays on the system; the
+/// search (without an oracle) finds the same verdict on its own.
+#[test]
+fn unsafe_states_of_the_finite_instance_are_replayed_counterexamples() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    for name in ["mutex_buggy.mcmt", "mutex_buggy.cub", "german_buggy.mcmt"] {
+        let parsed = parse_file(&dir.join(name)).unwrap();
+        let r = check(&parsed.system, &CheckOptions::default());
+        assert_eq!(r.verdict, Verdict::Unsafe, "{name}");
+        assert!(r.trace.is_some(), "{name}: no replayed trace");
+        assert!(r.notes.iter().any(|n| n.contains("instance reaches an unsafe state") && n.contains("replayed")), "{name}: {:?}", r.notes);
+        let plain = check(&parsed.system, &CheckOptions { brab: 0, ..CheckOptions::default() });
+        assert_eq!(plain.verdict, Verdict::Unsafe, "{name} without an oracle");
+        assert!(!plain.notes.iter().any(|n| n.contains("instance reaches")), "{name}: {:?}", plain.notes);
+    }
+}
