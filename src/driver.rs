@@ -331,12 +331,16 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
     // is a candidate trace, replayed like the search's (the instance is
     // never trusted)
     let mut finite_trace: Option<crate::engine::AbstractTrace> = None;
-    if let Some(t) = oracle.as_mut().and_then(|o| o.unsafe_trace.take()) {
+    // a replay of a candidate trace, timed
+    let replay_timed = |trace: &crate::engine::AbstractTrace, time: &mut Duration| {
         let t0 = Instant::now();
-        let r = certify::replay(full, &t, if certify_on { checker } else { backend }, per_call_ms);
-        replay_time += t0.elapsed();
+        let r = certify::replay(full, trace, if certify_on { checker } else { backend }, per_call_ms);
+        *time += t0.elapsed();
+        r
+    };
+    if let Some(t) = oracle.as_mut().and_then(|o| o.unsafe_trace.take()) {
         let procs = t.cubes[0].arity();
-        match r {
+        match replay_timed(&t, &mut replay_time) {
             Ok(Some(ct)) => {
                 notes.push(format!("the {procs}-process instance reaches an unsafe state in {} steps; its path replayed", t.edges.len()));
                 replayed = Some(ct);
@@ -351,10 +355,7 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
         }
     }
     let mut replay = |trace: &crate::engine::AbstractTrace| {
-        let t0 = Instant::now();
-        let r = certify::replay(full, trace, if certify_on { checker } else { backend }, per_call_ms);
-        replay_time += t0.elapsed();
-        match r {
+        match replay_timed(trace, &mut replay_time) {
             Ok(Some(ct)) => {
                 replayed = Some(ct);
                 true

@@ -52,6 +52,8 @@ pub struct Instance<'a> {
     /// The unsafe cubes, compiled like the axioms (their variables take
     /// pairwise distinct processes).
     unsafe_: Vec<(usize, usize, Code)>,
+    /// For each unsafe cube, every assignment of distinct processes to its variables.
+    unsafe_maps: Vec<Vec<Vec<i64>>>,
     /// The state variables' symbols, to find their slots.
     vars: IdMap<usize>,
     /// Total number of cells.
@@ -308,17 +310,13 @@ impl<'a> Instance<'a> {
             }
         }
         let pterms: Vec<Term> = (0..procs as i64).map(|p| Term::raw(Op::Int(p), vec![], Sort::Index)).collect();
-        let choices = sys
-            .transitions
-            .iter()
-            .map(|t| {
-                crate::instantiate::injective_maps(&t.params, &pterms)
-                    .into_iter()
-                    .map(|m| t.params.iter().map(|p| m[p].as_int().unwrap()).collect())
-                    .collect()
-            })
-            .collect();
-        let mut inst = Instance { sys, procs, slots, consts, ints, choices, steps: vec![], axioms: vec![], unsafe_: vec![], vars, width };
+        // every assignment of distinct processes to some variables
+        let injective = |vs: &[Term]| -> Vec<Vec<i64>> {
+            crate::instantiate::injective_maps(vs, &pterms).into_iter().map(|m| vs.iter().map(|v| m[v].as_int().unwrap()).collect()).collect()
+        };
+        let choices = sys.transitions.iter().map(|t| injective(&t.params)).collect();
+        let unsafe_maps = sys.unsafe_.iter().map(|q| injective(&q.vars)).collect();
+        let mut inst = Instance { sys, procs, slots, consts, ints, choices, steps: vec![], axioms: vec![], unsafe_: vec![], unsafe_maps, vars, width };
         let steps = sys.transitions.iter().map(|t| inst.compile_step(t)).collect::<Result<_, _>>()?;
         let compile_all = |qs: &[crate::system::Quantified]| -> Vec<(usize, usize, Code)> {
             qs.iter()
@@ -514,15 +512,12 @@ impl<'a> Instance<'a> {
     /// The first unsafe cube (and the distinct processes of its variables)
     /// that state `st` satisfies, if any.
     pub fn unsafe_at(&self, st: &[i64]) -> Result<Option<(usize, Vec<i64>)>, Unsupported> {
-        let ps: Vec<Term> = (0..self.procs as i64).map(|p| Term::raw(Op::Int(p), vec![], Sort::Index)).collect();
-        for (k, (n, nregs, body)) in self.unsafe_.iter().enumerate() {
-            let vars: Vec<Term> = self.sys.unsafe_[k].vars.clone();
+        for (k, ((n, nregs, body), maps)) in self.unsafe_.iter().zip(&self.unsafe_maps).enumerate() {
             let mut regs = vec![0i64; *nregs];
-            for m in crate::instantiate::injective_maps(&vars, &ps) {
-                let vals: Vec<i64> = vars.iter().map(|v| m[v].as_int().unwrap()).collect();
-                regs[..*n].copy_from_slice(&vals);
+            for vals in maps {
+                regs[..*n].copy_from_slice(vals);
                 if self.run(body, st, &mut regs)? != 0 {
-                    return Ok(Some((k, vals)));
+                    return Ok(Some((k, vals.clone())));
                 }
             }
         }

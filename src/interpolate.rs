@@ -167,14 +167,10 @@ pub fn interpolate(method: Method, solver: &mut dyn Solver, p: &Problem, timeout
             for c in p.a {
                 let abs = abstract_terms(solver, std::slice::from_ref(c), p.b, p.abstracted, &p.index_sort)?;
                 let cases = relation_cases(p, c, &abs);
-                if method == Method::Projection {
-                    if cases.len() > 1 {
-                        SPLITTABLE.with(|n| n.set(n.get() + 1));
-                    }
-                    out.extend(interpolate_part(method, solver, p, abs, timeout_ms)?);
-                    continue;
+                if method == Method::Projection && cases.len() > 1 {
+                    SPLITTABLE.with(|n| n.set(n.get() + 1));
                 }
-                if cases.len() <= 1 {
+                if method == Method::Projection || cases.len() <= 1 {
                     out.extend(interpolate_part(method, solver, p, abs, timeout_ms)?);
                     continue;
                 }
