@@ -32,6 +32,8 @@ pub struct Oracle<'a> {
     /// A path of the instance to an unsafe state found while exploring, as
     /// a candidate trace (to be replayed: the instance is only an oracle).
     pub unsafe_trace: Option<crate::engine::AbstractTrace>,
+    /// See [`Oracle::slack`].
+    slack: Option<i64>,
 }
 
 impl<'a> Oracle<'a> {
@@ -44,14 +46,36 @@ impl<'a> Oracle<'a> {
     /// at the first unsafe state (then its path is [`Oracle::unsafe_trace`]
     /// and the states are a prefix of the reachable ones).
     pub fn exploring(sys: &'a System, procs: usize, cap: usize, stop: bool) -> Result<Self, String> {
-        let inst = Instance::new(sys, procs)?;
-        let ex = inst.reachable(cap, stop)?;
-        if ex.states.is_empty() {
-            return Err(format!("the {procs}-process instance has no initial state"));
+        // growing numbers make the instance infinite: the deepest bounded
+        // instance (see `Instance::bounding`) explored completely within
+        // the cap, the slack doubled until its states stop changing
+        let mut bounded: Option<(Instance, crate::finite::Exploration, i64)> = None;
+        let mut slack = 2;
+        while slack <= 32 {
+            let Some(b) = Instance::bounding(sys, procs, slack)? else { break };
+            let ex = b.reachable(cap, stop)?;
+            if !ex.complete && ex.unsafe_state.is_none() {
+                break;
+            }
+            let (n, found) = (ex.states.len(), ex.unsafe_state.is_some());
+            let same = bounded.as_ref().is_some_and(|(_, e, _)| e.states.len() == n);
+            bounded = Some((b, ex, slack));
+            if same || found || n * 10 > cap {
+                break;
+            }
+            slack *= 2;
         }
+        let (inst, ex, slack) = match bounded {
+            Some((b, ex, slack)) => (b, ex, Some(slack)),
+            None => {
+                let inst = Instance::new(sys, procs)?;
+                let ex = inst.reachable(cap, stop)?;
+                (inst, ex, None)
+            }
+        };
         let unsafe_trace = inst.unsafe_trace(&ex)?;
         let (states, complete) = (ex.states, ex.complete);
-        Ok(Oracle { inst, states, complete, sets: HashMap::new(), columns: HashMap::new(), banned: HashSet::new(), max_lits: 3, unsafe_trace })
+        Ok(Oracle { inst, states, complete, sets: HashMap::new(), columns: HashMap::new(), banned: HashSet::new(), max_lits: 3, unsafe_trace, slack })
     }
 
     /// The number of reachable states found.
@@ -67,6 +91,12 @@ impl<'a> Oracle<'a> {
     /// The number of refuted candidates.
     pub fn banned(&self) -> usize {
         self.banned.len()
+    }
+
+    /// How far beyond the system's integers growing numbers may go in
+    /// the instance (see [`Instance::bounding`]); `None` when unbounded.
+    pub fn slack(&self) -> Option<i64> {
+        self.slack
     }
 
     /// The number of processes of the instance.
@@ -189,9 +219,26 @@ impl<'a> Oracle<'a> {
     /// among `cube`'s; smallest candidates first.
     pub fn approximate(&mut self, cube: &Cube) -> Option<(Cube, Vec<Term>)> {
         let n = cube.lits.len();
+        // an instance without initial states (an initial formula that no
+        // two processes satisfy together, say) tells literals nothing, but
+        // the cube without literals — as many processes as the cube names
+        // exist — is unreachable in it
+        if self.states.is_empty() {
+            if n == 0 || cube.arity() > self.inst.procs {
+                return None;
+            }
+            let (c, ren) = Cube::normalize_renaming(&cube.vars, &[]).pop()?;
+            if self.banned.contains(&c.key()) {
+                return None;
+            }
+            let back: HashMap<&Term, &Term> = ren.iter().map(|(a, b)| (b, a)).collect();
+            return Some((c.clone(), c.vars.iter().map(|v| back[v].clone()).collect()));
+        }
+        // the cube's literals, then weaker ones it implies
+        let pool: Vec<Term> = cube.lits.iter().cloned().chain(weakenings(cube)).collect();
         for k in 1..=n.min(self.max_lits) {
-            for pick in (0..n).combinations(k) {
-                let lits: Vec<Term> = pick.iter().map(|&i| cube.lits[i].clone()).collect();
+            for pick in (0..pool.len()).combinations(k) {
+                let lits: Vec<Term> = pick.iter().map(|&i| pool[i].clone()).collect();
                 let vars: Vec<Term> =
                     cube.vars.iter().filter(|v| lits.iter().any(|l| crate::logic::occurs(v, l))).cloned().collect();
                 if vars.len() > self.inst.procs || (k == n && vars.len() == cube.arity()) {
@@ -218,7 +265,77 @@ impl<'a> Oracle<'a> {
     }
 }
 
+/// Strict comparisons a cube implies that are weaker than its own
+/// equalities: `a = b + p₁ + … + pₖ`, where each `pᵢ` is a positive number
+/// or a term the cube says is positive (`0 < pᵢ`), gives `b < a`; and
+/// `a = c` for a number `c ≠ 0` gives `0 < a` or `a < 0` (Cubicle's
+/// approximation of arithmetic literals). Candidates built from them
+/// generalise cubes that differ only in how far a clock has advanced
+/// (`ts = Timer + Tick`, `ts = Timer + Tick + Tick`, …) into one.
+fn weakenings(cube: &Cube) -> Vec<Term> {
+    let zero = |t: &Term| matches!(t.op(), Op::Int(0) | Op::Real(0, _));
+    let positive: Vec<&Term> = cube
+        .lits
+        .iter()
+        .filter_map(|l| match l.op() {
+            Op::Lt if zero(&l.args()[0]) => Some(&l.args()[1]),
+            _ => None,
+        })
+        .collect();
+    let is_positive = |t: &Term| match t.op() {
+        Op::Int(n) => *n > 0,
+        Op::Real(n, d) => (*n > 0) == (*d > 0) && *n != 0,
+        _ => positive.contains(&t),
+    };
+    let mut out = vec![];
+    for l in &cube.lits {
+        if *l.op() != Op::Eq || !matches!(l.args()[0].sort(), Sort::Int | Sort::Real) {
+            continue;
+        }
+        for (a, b) in [(&l.args()[0], &l.args()[1]), (&l.args()[1], &l.args()[0])] {
+            if *b.op() == Op::Add {
+                let (pos, rest): (Vec<&Term>, Vec<&Term>) = b.args().iter().partition(|t| is_positive(t));
+                if !pos.is_empty() && !rest.is_empty() {
+                    out.push(Term::lt(&Term::add(rest.into_iter().cloned()), a));
+                }
+            } else if b.is_value() && !zero(b) && !a.is_value() {
+                let z = Term::add([b.clone(), b.neg()]);
+                out.push(if is_positive(b) { Term::lt(&z, a) } else { Term::lt(a, &z) });
+            }
+        }
+    }
+    out.retain(|w| !cube.lits.contains(w) && !w.is_value());
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// Whether BRAB applies to the system (a finite instance can be explored).
 pub fn applicable(sys: &System) -> bool {
     Instance::new(sys, 2).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `ts = Timer + Tick + Tick ∧ 0 < Tick` is weakened to `Timer < ts`;
+    /// `Timer = 1` to `0 < Timer`; nothing else is proposed.
+    #[test]
+    fn clock_offsets_are_weakened_to_comparisons() {
+        let (timer, tick) = (Term::var("Timer", Sort::Real), Term::var("Tick", Sort::Real));
+        let ts = Term::var("ts", Sort::Real);
+        let zero = Term::real(0, 1);
+        let lits = vec![
+            Term::eq(&ts, &Term::add([timer.clone(), tick.clone(), tick.clone()])),
+            Term::lt(&zero, &tick),
+            Term::eq(&timer, &Term::real(1, 1)),
+        ];
+        let w = weakenings(&Cube { vars: vec![], lits: lits.clone() });
+        assert!(w.contains(&Term::lt(&timer, &ts)), "{w:?}");
+        assert!(w.contains(&Term::lt(&zero, &timer)), "{w:?}");
+        assert_eq!(w.len(), 2, "{w:?}");
+        // without `0 < Tick` the offset may be negative: no weakening
+        assert!(weakenings(&Cube { vars: vec![], lits: vec![lits[0].clone()] }).is_empty());
+    }
 }

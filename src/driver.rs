@@ -193,6 +193,22 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
             r
         };
         const RUN: &str = "engine: forward execution (a program: integer indices, no process parameters)";
+        // first a very short lazy abstraction (most proofs of programs take
+        // a few hundredths of a second), and the same with interpolants
+        // split into cases when projection met cubes it would split
+        let early = opts.timeout.map_or(Duration::from_millis(250), |t| (t / 40).min(Duration::from_millis(250)));
+        let splittable = crate::interpolate::splittable_cubes();
+        for method in [None, Some(crate::interpolate::Method::Cases)] {
+            if method.is_some() && (opts.interpolation.is_some() || crate::interpolate::splittable_cubes() == splittable) {
+                break;
+            }
+            let e = check_inner(full, &CheckOptions { timeout: Some(early), interpolation: method.or(opts.interpolation), ..opts.clone() }, program);
+            if matches!(e.verdict, Verdict::Safe | Verdict::Unsafe) {
+                let how = if method.is_some() { " with interpolants split into cases" } else { "" };
+                let note = format!("portfolio: {}{how} decided within {:.2}s", e.engine, early.as_secs_f64());
+                return found(e, &note);
+            }
+        }
         let glance = opts.timeout.map_or(Duration::from_millis(500), |t| (t / 20).min(Duration::from_millis(500)));
         let r0 = check_run(full, &CheckOptions { timeout: Some(glance), ..opts.clone() });
         if r0.verdict == Verdict::Unsafe {
@@ -310,10 +326,12 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
         let t0 = Instant::now();
         match crate::approx::Oracle::exploring(sys, opts.brab, 100_000, true) {
             Ok(o) => {
+                let bounded = o.slack().map_or(String::new(), |s| format!(", growing numbers at most {s} beyond the system's literals"));
                 notes.push(format!(
-                    "approximating with the {} reachable states of the {}-process instance{} (explored in {:.2}s)",
+                    "approximating with the {} reachable states of the {}-process instance{}{} (explored in {:.2}s)",
                     o.states(),
                     opts.brab,
+                    bounded,
                     if o.complete { "" } else { " (exploration cut short)" },
                     t0.elapsed().as_secs_f64()
                 ));
@@ -352,6 +370,22 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
         // the exploration stopped there: the whole of it for the oracle
         if finite_trace.is_none() {
             oracle = crate::approx::Oracle::new(sys, opts.brab, 100_000).ok();
+        }
+    }
+    // a bug may need one process more than the oracle's instance has: when
+    // that instance is small, a look at the next one, bounded in size
+    if finite_trace.is_none() {
+        if let Some(o) = oracle.as_ref().filter(|o| o.complete && o.states() <= 2000) {
+            let procs = o.procs() + 1;
+            if let Ok(mut bigger) = crate::approx::Oracle::exploring(sys, procs, 20 * o.states().max(100), true) {
+                if let Some(t) = bigger.unsafe_trace.take() {
+                    if let Ok(Some(ct)) = replay_timed(&t, &mut replay_time) {
+                        notes.push(format!("the {procs}-process instance reaches an unsafe state in {} steps; its path replayed", t.edges.len()));
+                        replayed = Some(ct);
+                        finite_trace = Some(t);
+                    }
+                }
+            }
         }
     }
     let mut replay = |trace: &crate::engine::AbstractTrace| {

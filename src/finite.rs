@@ -58,6 +58,9 @@ pub struct Instance<'a> {
     vars: IdMap<usize>,
     /// Total number of cells.
     width: usize,
+    /// With [`Instance::bounding`]: the range growing numbers must stay
+    /// in, and per cell whether it holds one.
+    bounds: Option<((i64, i64), Vec<bool>)>,
 }
 
 /// A term compiled for evaluation on the states of an instance: state
@@ -284,6 +287,33 @@ fn int_domain(sys: &System, procs: usize) -> Vec<i64> {
     out
 }
 
+/// The numeric state variables (by position) that can take unboundedly
+/// many values: those assigned a sum, a difference or a product, or the
+/// value of such a variable (syntactically, to a fixpoint).
+fn growing_numbers(sys: &System) -> HashSet<usize> {
+    fn any(t: &Term, p: &dyn Fn(&Term) -> bool) -> bool {
+        p(t) || t.args().iter().any(|a| any(a, p))
+    }
+    let numeric = |i: usize| matches!(sys.vars[i].value_sort(), Sort::Int | Sort::Real);
+    let mut growing = HashSet::new();
+    loop {
+        let before = growing.len();
+        for t in &sys.transitions {
+            for u in &t.updates {
+                if numeric(u.var)
+                    && !growing.contains(&u.var)
+                    && any(&u.value, &|x: &Term| matches!(x.op(), Op::Add | Op::Mul | Op::Neg) || growing.iter().any(|&i: &usize| sys.vars[i].term == *x))
+                {
+                    growing.insert(u.var);
+                }
+            }
+        }
+        if growing.len() == before {
+            return growing;
+        }
+    }
+}
+
 impl<'a> Instance<'a> {
     /// The instance of `sys` with `procs` processes.
     pub fn new(sys: &'a System, procs: usize) -> Result<Self, Unsupported> {
@@ -316,7 +346,8 @@ impl<'a> Instance<'a> {
         };
         let choices = sys.transitions.iter().map(|t| injective(&t.params)).collect();
         let unsafe_maps = sys.unsafe_.iter().map(|q| injective(&q.vars)).collect();
-        let mut inst = Instance { sys, procs, slots, consts, ints, choices, steps: vec![], axioms: vec![], unsafe_: vec![], unsafe_maps, vars, width };
+        let mut inst =
+            Instance { sys, procs, slots, consts, ints, choices, steps: vec![], axioms: vec![], unsafe_: vec![], unsafe_maps, vars, width, bounds: None };
         let steps = sys.transitions.iter().map(|t| inst.compile_step(t)).collect::<Result<_, _>>()?;
         let compile_all = |qs: &[crate::system::Quantified]| -> Vec<(usize, usize, Code)> {
             qs.iter()
@@ -334,6 +365,31 @@ impl<'a> Instance<'a> {
         inst.axioms = axioms;
         inst.unsafe_ = unsafe_;
         Ok(inst)
+    }
+
+    /// The instance of [`Instance::new`] where a step that would take a
+    /// growing number (a numeric variable assigned sums, products, or values
+    /// of such variables: clocks, timestamps, tickets) out of the range of
+    /// the instance's integers widened by `slack` is not taken. Unlike the
+    /// concrete instance it is finite; its states under-approximate the
+    /// concrete ones, but cover every control state reachable with small
+    /// numbers (Cubicle's enumerative oracle bounds its numbers likewise).
+    /// `None` if no number grows.
+    pub fn bounding(sys: &'a System, procs: usize, slack: i64) -> Result<Option<Self>, Unsupported> {
+        let growing = growing_numbers(sys);
+        if growing.is_empty() {
+            return Ok(None);
+        }
+        let mut inst = Self::new(sys, procs)?;
+        let mut cells = vec![false; inst.width];
+        for &i in &growing {
+            let (base, dims) = inst.slots[i];
+            cells[base..base + procs.pow(dims as u32)].iter_mut().for_each(|c| *c = true);
+        }
+        let lo = *inst.ints.first().unwrap_or(&0);
+        let hi = *inst.ints.last().unwrap_or(&0) + slack;
+        inst.bounds = Some(((lo, hi), cells));
+        Ok(Some(inst))
     }
 
     fn compile_step(&self, t: &crate::system::Transition) -> Result<Step, Unsupported> {
@@ -577,20 +633,34 @@ impl<'a> Instance<'a> {
                 parts.push(crate::logic::substitute(&f, &map));
             }
         }
-        for c in &cells {
-            if *c.sort() == Sort::Index {
-                let bound = self.procs as i64 + scalars.contains(c) as i64;
-                parts.push(Term::le(&procs[0], c));
-                parts.push(Term::lt(c, &Term::raw(Op::Int(bound), vec![], isort.clone())));
+        // cells the formula does not mention take every value of their
+        // domain: enumerated here, not by the solver (one model per
+        // combination would cost a solver call each)
+        let constrained = crate::logic::free_vars(&Term::and(parts.clone()));
+        let mut free: Vec<(usize, Vec<i64>)> = vec![];
+        for (k, c) in cells.iter().enumerate() {
+            let dom: Vec<i64> = if *c.sort() == Sort::Index {
+                (0..self.procs as i64 + scalars.contains(c) as i64).collect()
             } else if data.contains(c) {
-                let dom = domain(&Sort::Uninterpreted("data".into()), self.procs, &self.ints)?;
-                parts.push(Term::or(dom.iter().map(|n| Term::eq(c, &Term::int(*n)))));
+                domain(&Sort::Uninterpreted("data".into()), self.procs, &self.ints)?
             } else if *c.sort() == Sort::Int {
-                parts.push(Term::or(self.ints.iter().map(|n| Term::eq(c, &Term::int(*n)))));
+                self.ints.clone()
+            } else if *c.sort() == Sort::Bool {
+                vec![0, 1]
             } else if let Some((lo, hi)) = c.sort().finite_range() {
+                (lo..=hi).collect()
+            } else {
+                return Err(format!("cell {c} of sort {} in an initial state", c.sort()));
+            };
+            if !constrained.contains(c) {
+                free.push((k, dom));
+            } else if let (Some((lo, hi)), false) = (c.sort().finite_range(), matches!(c.sort(), Sort::Bool | Sort::Index)) {
                 // explicit, so that every cell gets a value in its range
-                parts.push(Term::raw(crate::logic::Op::Le, vec![Term::int(lo), c.clone()], Sort::Bool));
-                parts.push(Term::raw(crate::logic::Op::Le, vec![c.clone(), Term::int(hi)], Sort::Bool));
+                parts.push(Term::raw(Op::Le, vec![Term::int(lo), c.clone()], Sort::Bool));
+                parts.push(Term::raw(Op::Le, vec![c.clone(), Term::int(hi)], Sort::Bool));
+            } else if *c.sort() != Sort::Bool {
+                let n = |x: i64| if *c.sort() == Sort::Index { Term::raw(Op::Int(x), vec![], isort.clone()) } else { Term::int(x) };
+                parts.push(Term::or(dom.iter().map(|&x| Term::eq(c, &n(x)))));
             }
         }
         // integral real literals become integers, like the real cells
@@ -617,6 +687,9 @@ impl<'a> Instance<'a> {
             let mut st = vec![0i64; self.width];
             let mut block = vec![];
             for (k, c) in cells.iter().enumerate() {
+                if !constrained.contains(c) {
+                    continue;
+                }
                 let v = solver.value(c).ok_or("no model value")?;
                 let x = match v.op() {
                     Op::Bool(b) => *b as i64,
@@ -631,7 +704,29 @@ impl<'a> Instance<'a> {
                 block.push(lit);
             }
             solver.assert(&Term::and(block).not());
-            out.push(st.into_boxed_slice());
+            // every combination of the free cells' values
+            let mut combo = vec![0usize; free.len()];
+            loop {
+                for ((k, dom), &i) in free.iter().zip(&combo) {
+                    st[*k] = dom[i];
+                }
+                out.push(st.clone().into_boxed_slice());
+                if out.len() >= cap {
+                    return Ok((out, false));
+                }
+                let mut i = 0;
+                while i < free.len() {
+                    combo[i] += 1;
+                    if combo[i] < free[i].1.len() {
+                        break;
+                    }
+                    combo[i] = 0;
+                    i += 1;
+                }
+                if i == free.len() {
+                    break;
+                }
+            }
         }
     }
 
@@ -707,6 +802,11 @@ impl<'a> Instance<'a> {
                     r /= self.procs;
                 }
                 next[base + c] = self.run(code, st, regs)?;
+            }
+        }
+        if let Some(((lo, hi), cells)) = &self.bounds {
+            if next.iter().zip(cells).any(|(v, &b)| b && !(*lo..=*hi).contains(v)) {
+                return Err("a number out of the instance's range".into());
             }
         }
         Ok(next.into_boxed_slice())

@@ -176,3 +176,46 @@ fn unsafe_states_of_the_finite_instance_are_replayed_counterexamples() {
         assert!(!plain.notes.iter().any(|n| n.contains("instance reaches")), "{name}: {:?}", plain.notes);
     }
 }
+
+/// A number that grows without bound (a clock) makes the finite instance
+/// infinite; the oracle bounds it and still explores the instance
+/// completely, and the answer is certified as usual.
+#[test]
+fn growing_numbers_are_bounded_in_the_finite_instance() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    let parsed = parse_file(&dir.join("stamp_mutex.cub")).unwrap();
+    let r = check(&parsed.system, &CheckOptions::default());
+    assert_eq!(r.verdict, Verdict::Safe);
+    assert!(matches!(r.certification, Certification::Certified(_)), "{:?}", r.certification);
+    let note = r.notes.iter().find(|n| n.contains("approximating with")).expect("an oracle");
+    assert!(note.contains("growing numbers at most") && !note.contains("cut short"), "{note}");
+}
+
+/// A bug that needs one process more than the oracle's instance is found
+/// by a bounded look at the next instance, and replayed.
+#[test]
+fn a_bug_needing_a_third_process_is_found_by_the_next_instance() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    let parsed = parse_file(&dir.join("third_party_bug.cub")).unwrap();
+    let r = check(&parsed.system, &CheckOptions::default());
+    assert_eq!(r.verdict, Verdict::Unsafe);
+    assert!(r.notes.iter().any(|n| n.contains("the 3-process instance reaches an unsafe state") && n.contains("replayed")), "{:?}", r.notes);
+    assert_eq!(r.trace.expect("a replayed trace").procs, 3);
+}
+
+/// An initial formula that no two processes satisfy together leaves the
+/// two-process instance without states: the oracle then proposes the cube
+/// without literals, and the invariant "no two processes" is certified.
+#[test]
+fn an_instance_without_initial_states_proposes_the_empty_cube() {
+    let src = "type m = E | R\narray C[proc,proc] : m\narray V[proc,proc] : int\n\
+               init (x y) { C[x,y] = E && V[x,y] = 0 && V[x,y] = 1 }\n\
+               unsafe (x y) { C[x,y] = R && C[y,x] = R }\n\
+               transition send (i j) requires { C[i,j] = E && V[i,j] < 3 } { C[i,j] := R; V[i,j] := V[i,j] + 1 }\n";
+    let parsed = arrax::frontend::parse_str(src, arrax::frontend::Format::Cubicle).unwrap();
+    let r = check(&parsed.system, &CheckOptions::default());
+    assert_eq!(r.verdict, Verdict::Safe);
+    assert!(matches!(r.certification, Certification::Certified(_)), "{:?}", r.certification);
+    let proof = r.proof.expect("an invariant");
+    assert!(proof.invariant.iter().any(|c| c.lits.is_empty() && c.arity() == 2), "{:?}", proof.invariant);
+}
