@@ -177,14 +177,18 @@ fn unsafe_states_of_the_finite_instance_are_replayed_counterexamples() {
     }
 }
 
+/// The default check of a model in `models/`.
+fn check_model(name: &str) -> arrax::driver::CheckResult {
+    let parsed = parse_file(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(name)).unwrap();
+    check(&parsed.system, &CheckOptions::default())
+}
+
 /// A number that grows without bound (a clock) makes the finite instance
 /// infinite; the oracle bounds it and still explores the instance
 /// completely, and the answer is certified as usual.
 #[test]
 fn growing_numbers_are_bounded_in_the_finite_instance() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
-    let parsed = parse_file(&dir.join("stamp_mutex.cub")).unwrap();
-    let r = check(&parsed.system, &CheckOptions::default());
+    let r = check_model("stamp_mutex.cub");
     assert_eq!(r.verdict, Verdict::Safe);
     assert!(matches!(r.certification, Certification::Certified(_)), "{:?}", r.certification);
     let note = r.notes.iter().find(|n| n.contains("approximating with")).expect("an oracle");
@@ -195,9 +199,7 @@ fn growing_numbers_are_bounded_in_the_finite_instance() {
 /// by a bounded look at the next instance, and replayed.
 #[test]
 fn a_bug_needing_a_third_process_is_found_by_the_next_instance() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
-    let parsed = parse_file(&dir.join("third_party_bug.cub")).unwrap();
-    let r = check(&parsed.system, &CheckOptions::default());
+    let r = check_model("third_party_bug.cub");
     assert_eq!(r.verdict, Verdict::Unsafe);
     assert!(r.notes.iter().any(|n| n.contains("the 3-process instance reaches an unsafe state") && n.contains("replayed")), "{:?}", r.notes);
     assert_eq!(r.trace.expect("a replayed trace").procs, 3);
