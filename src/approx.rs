@@ -47,31 +47,28 @@ impl<'a> Oracle<'a> {
     /// and the states are a prefix of the reachable ones).
     pub fn exploring(sys: &'a System, procs: usize, cap: usize, stop: bool) -> Result<Self, String> {
         // growing numbers make the instance infinite: the deepest bounded
-        // instance (see `Instance::bounding`) explored completely within
-        // the cap, the slack doubled until its states stop changing
-        let mut bounded: Option<(Instance, crate::finite::Exploration, i64)> = None;
+        // instance (see `Instance::bound_growing`) explored completely
+        // within the cap, the slack doubled until its states stop changing
+        let mut inst = Instance::new(sys, procs)?;
+        let mut bounded: Option<(crate::finite::Exploration, i64)> = None;
         let mut slack = 2;
-        while slack <= 32 {
-            let Some(b) = Instance::bounding(sys, procs, slack)? else { break };
-            let ex = b.reachable(cap, stop)?;
+        while slack <= 32 && inst.bound_growing(Some(slack)) {
+            let ex = inst.reachable(cap, stop)?;
             if !ex.complete && ex.unsafe_state.is_none() {
                 break;
             }
             let (n, found) = (ex.states.len(), ex.unsafe_state.is_some());
-            let same = bounded.as_ref().is_some_and(|(_, e, _)| e.states.len() == n);
-            bounded = Some((b, ex, slack));
+            let same = bounded.as_ref().is_some_and(|(e, _)| e.states.len() == n);
+            bounded = Some((ex, slack));
             if same || found || n * 10 > cap {
                 break;
             }
             slack *= 2;
         }
-        let (inst, ex, slack) = match bounded {
-            Some((b, ex, slack)) => (b, ex, Some(slack)),
-            None => {
-                let inst = Instance::new(sys, procs)?;
-                let ex = inst.reachable(cap, stop)?;
-                (inst, ex, None)
-            }
+        inst.bound_growing(bounded.as_ref().map(|(_, s)| *s));
+        let (ex, slack) = match bounded {
+            Some((ex, slack)) => (ex, Some(slack)),
+            None => (inst.reachable(cap, stop)?, None),
         };
         let unsafe_trace = inst.unsafe_trace(&ex)?;
         let (states, complete) = (ex.states, ex.complete);
@@ -94,7 +91,7 @@ impl<'a> Oracle<'a> {
     }
 
     /// How far beyond the system's integers growing numbers may go in
-    /// the instance (see [`Instance::bounding`]); `None` when unbounded.
+    /// the instance (see [`Instance::bound_growing`]); `None` when unbounded.
     pub fn slack(&self) -> Option<i64> {
         self.slack
     }

@@ -58,7 +58,7 @@ pub struct Instance<'a> {
     vars: IdMap<usize>,
     /// Total number of cells.
     width: usize,
-    /// With [`Instance::bounding`]: the range growing numbers must stay
+    /// With [`Instance::bound_growing`]: the range growing numbers must stay
     /// in, and per cell whether it holds one.
     bounds: Option<((i64, i64), Vec<bool>)>,
 }
@@ -287,6 +287,19 @@ fn int_domain(sys: &System, procs: usize) -> Vec<i64> {
     out
 }
 
+/// Steps `combo` to the next combination of positions (the first one
+/// fastest), position `k` ranging over `0..len(k)`; false after the last.
+fn next_combination(combo: &mut [usize], len: impl Fn(usize) -> usize) -> bool {
+    for k in 0..combo.len() {
+        combo[k] += 1;
+        if combo[k] < len(k) {
+            return true;
+        }
+        combo[k] = 0;
+    }
+    false
+}
+
 /// The numeric state variables (by position) that can take unboundedly
 /// many values: those assigned a sum, a difference or a product, or the
 /// value of such a variable (syntactically, to a fixpoint).
@@ -367,29 +380,28 @@ impl<'a> Instance<'a> {
         Ok(inst)
     }
 
-    /// The instance of [`Instance::new`] where a step that would take a
-    /// growing number (a numeric variable assigned sums, products, or values
-    /// of such variables: clocks, timestamps, tickets) out of the range of
-    /// the instance's integers widened by `slack` is not taken. Unlike the
-    /// concrete instance it is finite; its states under-approximate the
-    /// concrete ones, but cover every control state reachable with small
-    /// numbers (Cubicle's enumerative oracle bounds its numbers likewise).
-    /// `None` if no number grows.
-    pub fn bounding(sys: &'a System, procs: usize, slack: i64) -> Result<Option<Self>, Unsupported> {
-        let growing = growing_numbers(sys);
-        if growing.is_empty() {
-            return Ok(None);
-        }
-        let mut inst = Self::new(sys, procs)?;
-        let mut cells = vec![false; inst.width];
-        for &i in &growing {
-            let (base, dims) = inst.slots[i];
-            cells[base..base + procs.pow(dims as u32)].iter_mut().for_each(|c| *c = true);
-        }
-        let lo = *inst.ints.first().unwrap_or(&0);
-        let hi = *inst.ints.last().unwrap_or(&0) + slack;
-        inst.bounds = Some(((lo, hi), cells));
-        Ok(Some(inst))
+    /// Bounds the instance's growing numbers (numeric variables assigned
+    /// sums, products, or values of such variables: clocks, timestamps,
+    /// tickets): with `Some(slack)`, a step that would take one out of the
+    /// range of the instance's integers widened by `slack` is not taken;
+    /// with `None`, numbers are unbounded again. Bounded, the instance is
+    /// finite; its states under-approximate the concrete ones but cover
+    /// every control state reachable with small numbers (Cubicle's
+    /// enumerative oracle bounds its numbers likewise). Whether some
+    /// number grows.
+    pub fn bound_growing(&mut self, slack: Option<i64>) -> bool {
+        let growing = growing_numbers(self.sys);
+        self.bounds = slack.filter(|_| !growing.is_empty()).map(|slack| {
+            let mut cells = vec![false; self.width];
+            for &i in &growing {
+                let (base, dims) = self.slots[i];
+                cells[base..base + self.procs.pow(dims as u32)].iter_mut().for_each(|c| *c = true);
+            }
+            let lo = *self.ints.first().unwrap_or(&0);
+            let hi = *self.ints.last().unwrap_or(&0) + slack;
+            ((lo, hi), cells)
+        });
+        !growing.is_empty()
     }
 
     fn compile_step(&self, t: &crate::system::Transition) -> Result<Step, Unsupported> {
@@ -508,18 +520,8 @@ impl<'a> Instance<'a> {
                     if !*univ && r != 0 {
                         return Ok(1);
                     }
-                    // next combination
-                    let mut k = 0;
-                    loop {
-                        if k == doms.len() {
-                            return Ok(*univ as i64);
-                        }
-                        combo[k] += 1;
-                        if combo[k] < doms[k].len() {
-                            break;
-                        }
-                        combo[k] = 0;
-                        k += 1;
+                    if !next_combination(&mut combo, |k| doms[k].len()) {
+                        return Ok(*univ as i64);
                     }
                 }
             }
@@ -539,25 +541,15 @@ impl<'a> Instance<'a> {
     fn holds_axioms(&self, st: &[i64]) -> Result<bool, Unsupported> {
         for (n, regs, body) in &self.axioms {
             let mut regs = vec![0i64; *regs];
-            let mut combo = vec![0i64; *n];
+            let mut combo = vec![0usize; *n];
             loop {
-                regs[..*n].copy_from_slice(&combo);
+                for (r, &p) in regs.iter_mut().zip(&combo) {
+                    *r = p as i64;
+                }
                 if self.run(body, st, &mut regs)? == 0 {
                     return Ok(false);
                 }
-                let mut k = 0;
-                loop {
-                    if k == *n {
-                        break;
-                    }
-                    combo[k] += 1;
-                    if (combo[k] as usize) < self.procs {
-                        break;
-                    }
-                    combo[k] = 0;
-                    k += 1;
-                }
-                if k == *n {
+                if !next_combination(&mut combo, |_| self.procs) {
                     break;
                 }
             }
@@ -714,16 +706,7 @@ impl<'a> Instance<'a> {
                 if out.len() >= cap {
                     return Ok((out, false));
                 }
-                let mut i = 0;
-                while i < free.len() {
-                    combo[i] += 1;
-                    if combo[i] < free[i].1.len() {
-                        break;
-                    }
-                    combo[i] = 0;
-                    i += 1;
-                }
-                if i == free.len() {
+                if !next_combination(&mut combo, |i| free[i].1.len()) {
                     break;
                 }
             }
@@ -742,7 +725,7 @@ impl<'a> Instance<'a> {
                 regs[..np].copy_from_slice(params);
                 // nondeterministic values
                 let mut combo = vec![0usize; step.doms.len()];
-                'values: loop {
+                loop {
                     for (i, d) in step.doms.iter().enumerate() {
                         regs[np + i] = d[combo[i]];
                     }
@@ -756,17 +739,8 @@ impl<'a> Instance<'a> {
                             }
                         }
                     }
-                    let mut i = 0;
-                    loop {
-                        if i == step.doms.len() {
-                            break 'values;
-                        }
-                        combo[i] += 1;
-                        if combo[i] < step.doms[i].len() {
-                            break;
-                        }
-                        combo[i] = 0;
-                        i += 1;
+                    if !next_combination(&mut combo, |i| step.doms[i].len()) {
+                        break;
                     }
                 }
             }
