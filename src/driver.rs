@@ -22,6 +22,8 @@ pub enum Engine {
     Bwd,
     /// Lazy abstraction with interpolants and term abstraction (SAFARI).
     Lazy,
+    /// Candidate invariants kept while inductive (Houdini; programs).
+    Houdini,
     /// Forward concrete execution (finds errors only).
     Run,
 }
@@ -215,6 +217,15 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
             return found(r0, RUN);
         }
         let glanced = r0.time;
+        // candidate invariants from templates, tested on executions and
+        // kept while inductive: proofs that interpolants are slow to find
+        // (`∀z ∈ [i, j). a[m] ≤ a[z]`)
+        let guess = opts.timeout.map_or(Duration::from_secs(8), |t| (t / 4).min(Duration::from_secs(8)));
+        let h = check_inner(full, &CheckOptions { timeout: Some(guess), engine: Engine::Houdini, ..opts.clone() }, program);
+        if h.verdict == Verdict::Safe {
+            let note = format!("portfolio: lazy undecided in {:.2}s, forward execution found no error in {:.2}s; candidate invariants decided within {:.1}s", early.as_secs_f64(), glanced.as_secs_f64(), guess.as_secs_f64());
+            return found(h, &note);
+        }
         let quick = opts.timeout.map_or(Duration::from_secs(2), |t| (t / 4).min(Duration::from_secs(2)));
         let splittable = crate::interpolate::splittable_cubes();
         let r0 = check_inner(full, &CheckOptions { timeout: Some(quick), ..opts.clone() }, program);
@@ -305,6 +316,8 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
             if opts.engine == Engine::Auto { " (a program: integer indices, no process parameters)" } else { "" },
             if names.is_empty() { "nothing".to_string() } else { names.join(", ") }
         ));
+    } else if engine == Engine::Houdini {
+        notes.push("engine: candidate invariants (templates tested on sampled executions, kept while inductive)".into());
     } else if opts.engine == Engine::Auto {
         notes.push("engine: backward reachability (a protocol: transitions with process parameters)".into());
     }
@@ -415,7 +428,26 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
     let mut lazy_result: Option<Outcome> = None;
     let mut fallback: Option<String> = None;
     let mut lazy_ran = engine == Engine::Lazy;
+    let mut engine_name = if lazy_ran { "lazy" } else { "bwd" };
+    let mut houdini_note: Option<String> = None;
     let mut general_note: Option<String> = None;
+    if engine == Engine::Houdini {
+        let hopts = crate::engine::houdini::Options {
+            timeout: opts.timeout,
+            backend,
+            max_procs: opts.max_procs,
+            location_facts: crate::abstraction::location_facts(sys),
+        };
+        let mut h = crate::engine::houdini::Houdini::new(sys, hopts);
+        let o = h.run();
+        let (made, sampled, kept) = h.counts;
+        houdini_note = Some(format!("candidate invariants: {made} from templates, {sampled} not violated by sampled executions, {kept} in the fixpoint"));
+        earlier.absorb(&h.stats);
+        lazy_result = Some(o);
+        // like lazy abstraction's, its proofs are only trusted certified
+        lazy_ran = true;
+        engine_name = "houdini";
+    }
     if engine == Engine::Lazy {
         let lazy_options = |s: &System, timeout: Option<Duration>| crate::engine::lazy::Options {
             timeout,
@@ -461,6 +493,7 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
                 Outcome::Unknown(why) if opts.engine == Engine::Auto && why != "timeout" && why != "node limit" => {
                     fallback = Some(why);
                     lazy_ran = false;
+                    engine_name = "bwd";
                 }
                 o => lazy_result = Some(o),
             }
@@ -541,6 +574,7 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
         }
     };
     stats.absorb(&earlier);
+    notes.extend(houdini_note);
     if let Some(n) = general_note {
         notes.push(n);
     }
@@ -568,7 +602,7 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
         time: Duration::ZERO,
         certify_time: replay_time,
         notes,
-        engine: if lazy_ran { "lazy" } else { "bwd" },
+        engine: engine_name,
         solver: backend,
     };
     match outcome {

@@ -167,7 +167,7 @@ impl Facts {
     /// A literal under the facts: `Some(true)` if implied syntactically,
     /// `Some(false)` if contradicted, else `None`; with the literal in the
     /// form to give the solver.
-    fn eval(&self, lit: &Term) -> (Option<bool>, Term) {
+    pub fn eval(&self, lit: &Term) -> (Option<bool>, Term) {
         if let Some(b) = lit.as_bool() {
             return (Some(b), lit.clone());
         }

@@ -113,6 +113,9 @@ enum EngineArg {
     Bwd,
     /// Lazy abstraction with interpolants and term abstraction (SAFARI).
     Lazy,
+    /// Candidate invariants from templates, tested on executions and kept
+    /// while inductive (Houdini; programs with integer indices).
+    Houdini,
     /// Forward concrete execution with seeded value choices (programs with
     /// integer indices; finds errors, never proves safety).
     Run,
@@ -223,6 +226,7 @@ fn check(args: CheckArgs) -> ExitCode {
             EngineArg::Auto => Engine::Auto,
             EngineArg::Bwd => Engine::Bwd,
             EngineArg::Lazy => Engine::Lazy,
+            EngineArg::Houdini => Engine::Houdini,
             EngineArg::Run => Engine::Run,
         },
         interpolation: match args.interpolation {

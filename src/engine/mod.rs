@@ -4,6 +4,7 @@
 
 pub mod accel;
 pub mod bwd;
+pub mod houdini;
 pub mod lazy;
 pub mod run;
 

@@ -152,6 +152,14 @@ impl Cells {
         }
         self.sparse.get(&idx).copied()
     }
+    /// The values a cell may hold: its value when known (set, or the
+    /// array's default), else the range it would be chosen from.
+    pub fn peek(&self, idx: [i64; 2]) -> (i64, i64) {
+        match self.get(idx).or(self.default) {
+            Some(v) => (v, v),
+            None => (self.lo, self.hi),
+        }
+    }
     /// Sets a cell.
     pub fn set(&mut self, idx: [i64; 2], v: i64) {
         if idx[1] == 0 && (0..DENSE_LIMIT).contains(&idx[0]) {
