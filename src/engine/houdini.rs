@@ -63,6 +63,11 @@ enum Atom {
     Cell(usize, Option<usize>, i64),
     /// An array slot read at the quantified variable.
     Z(usize),
+    /// An array slot read at the quantified variable, plus a scalar slot
+    /// (or, `None`, plus the quantified variable).
+    ZPlus(usize, Option<usize>),
+    /// The quantified variable plus an offset.
+    Index(i64),
 }
 
 /// The relation a candidate's cube asserts between two atoms (the
@@ -106,6 +111,8 @@ impl Vocabulary<'_> {
                 Term::select(&self.array(arr), &[idx])
             }
             Atom::Z(arr) => Term::select(&self.array(arr), std::slice::from_ref(z)),
+            Atom::ZPlus(arr, s) => Term::add([Term::select(&self.array(arr), std::slice::from_ref(z)), s.map_or(z.clone(), |s| self.prog.scalar_terms[s].clone())]),
+            Atom::Index(o) => Term::add([z.clone(), Term::int(o)]),
         }
     }
     fn array(&self, slot: usize) -> Term {
@@ -148,6 +155,12 @@ fn value(a: Atom, st: &State, z: i64) -> Option<(i64, i64, Option<(usize, i64)>)
         Atom::Scalar(s, o) => st.scalars[s].checked_add(o).map(|v| (v, v, None)),
         Atom::Cell(arr, s, o) => Some(cell(arr, s.map_or(0, |s| st.scalars[s]).checked_add(o)?)),
         Atom::Z(arr) => Some(cell(arr, z)),
+        Atom::ZPlus(arr, s) => {
+            let (lo, hi, free) = cell(arr, z);
+            let v = s.map_or(z, |s| st.scalars[s]);
+            Some((lo.checked_add(v)?, hi.checked_add(v)?, free))
+        }
+        Atom::Index(o) => z.checked_add(o).map(|v| (v, v, None)),
     }
 }
 
@@ -255,6 +268,8 @@ fn candidates(voc: &Vocabulary) -> Vec<Candidate> {
     let ints: Vec<usize> = (0..prog.scalar_terms.len()).filter(|&s| Some(s) != voc.pc && *prog.scalar_terms[s].sort() == Sort::Int).collect();
     let used = index_scalars(sys);
     let idx: Vec<usize> = ints.iter().copied().filter(|&s| used.contains(&prog.scalar_terms[s])).collect();
+    // scalars never used as indices: values
+    let values: Vec<usize> = ints.iter().copied().filter(|s| !idx.contains(s)).collect();
     // one-dimensional arrays of integers indexed by integers
     let arrays: Vec<usize> = (0..prog.array_vars.len())
         .filter(|&a| {
@@ -311,7 +326,21 @@ fn candidates(voc: &Vocabulary) -> Vec<Candidate> {
             for &s in &idx {
                 rels.extend([(Rel::Lt, Atom::Z(a), Atom::Cell(b, Some(s), 0)), (Rel::Lt, Atom::Cell(b, Some(s), 0), Atom::Z(a))]);
             }
+            // another array shifted by a value scalar (`b[z] = a[z] + incr`)
+            if b != a {
+                rels.extend(values.iter().map(|&s| (Rel::Ne, Atom::Z(a), Atom::ZPlus(b, Some(s)))));
+                rels.push((Rel::Ne, Atom::Z(a), Atom::ZPlus(b, None)));
+            }
         }
+        // a value scalar plus a literal (`b[z] = 42 + incr`)
+        for &s in &values {
+            for &v in &vals {
+                rels.push((Rel::Ne, Atom::Z(a), Atom::Scalar(s, v)));
+            }
+        }
+        // the index itself (`c[z] ≥ z`), or plus a literal (`b[z] = 42 + z`)
+        rels.extend([(Rel::Lt, Atom::Z(a), Atom::Index(0)), (Rel::Lt, Atom::Index(0), Atom::Z(a))]);
+        rels.extend(vals.iter().map(|&v| (Rel::Ne, Atom::Z(a), Atom::Index(v))));
     }
     for &lo in &los {
         for &hi in &his {
@@ -343,10 +372,14 @@ struct Member {
     /// An unsafe cube or a pre-image of one: never dropped.
     mandatory: bool,
     alive: bool,
-    /// Members whose pre-images this one helped cover.
-    supports: Vec<usize>,
-    /// Members that cover this one's pre-images.
-    needs: Vec<usize>,
+}
+
+/// The outcome of checking a batch of pre-images.
+enum Batch {
+    /// All covered; the members needed.
+    Covered(Vec<usize>),
+    /// These pre-images (positions in the batch) hold in a counter-model.
+    Violated(Vec<usize>),
 }
 
 /// A candidate-invariant search over one program.
@@ -365,6 +398,10 @@ pub struct Houdini<'a> {
 
 /// Sampled states each location's candidates are evaluated on at most.
 const MAX_LOOKS: u64 = 256;
+
+/// Steps of sampled executions without a new location or a violated
+/// candidate after which sampling stops.
+const STALE_STEPS: u64 = 1 << 21;
 
 /// Backward cubes added to the fixpoint at most.
 const MAX_BACKWARD: usize = 64;
@@ -394,7 +431,7 @@ impl<'a> Houdini<'a> {
 
     fn add(&mut self, cube: Cube, mandatory: bool) -> usize {
         self.stats.nodes += 1;
-        self.members.push(Member { cube, mandatory, alive: true, supports: vec![], needs: vec![] });
+        self.members.push(Member { cube, mandatory, alive: true });
         self.members.len() - 1
     }
 
@@ -406,13 +443,17 @@ impl<'a> Houdini<'a> {
         let voc = Vocabulary { sys, prog: &prog, pc };
         let mut cands = candidates(&voc);
         self.counts.0 = cands.len();
-        // by location, so that a state is shown only its location's candidates
-        let mut by_loc: HashMap<Option<i64>, Vec<Candidate>> = HashMap::new();
+        // by location, so that a state is shown only its location's
+        // candidates: locations numbered from the control variable's least value
+        let base = pc.map_or(0, |p| prog.scalar_terms[p].sort().finite_range().map_or(0, |r| r.0));
+        let slot = |loc: Option<i64>| loc.map_or(0, |l| (l - base) as usize);
+        let places = cands.iter().map(|c| slot(c.loc) + 1).max().unwrap_or(1);
+        let mut by_loc: Vec<Vec<Candidate>> = vec![vec![]; places];
         for c in cands.drain(..) {
-            by_loc.entry(c.loc).or_default().push(c);
+            by_loc[slot(c.loc)].push(c);
         }
-        let mut visits: HashMap<Option<i64>, u64> = HashMap::new();
-        let mut looked: HashMap<Option<i64>, u64> = HashMap::new();
+        let mut visits: Vec<u64> = vec![0; places];
+        let mut looked: Vec<u64> = vec![0; places];
         let share = self.opts.timeout.map(|t| t / 3);
         let deadline = share.map(|s| self.start + s);
         // transitions that stay at their location (loop bodies)
@@ -431,33 +472,46 @@ impl<'a> Houdini<'a> {
             })
             .collect();
         let mut entered = true;
+        // sampling ends after many steps that taught nothing
+        let (mut steps, mut progress) = (0u64, 0u64);
         let mut observe = |st: &State, taken: usize| {
-            let loc = pc.map(|p| st.scalars[p]);
-            let n = visits.entry(loc).or_insert(0);
+            steps += 1;
+            if steps - progress > STALE_STEPS {
+                return false;
+            }
+            let at = pc.map_or(0, |p| (st.scalars[p] - base) as usize);
+            let Some(n) = visits.get_mut(at) else { return true };
             *n += 1;
+            if *n == 1 {
+                progress = steps;
+            }
             // the first visits, entries to and exits from a location, then ever more rarely
             let edge = std::mem::replace(&mut entered, !stays[taken]) || !stays[taken];
             if *n > 16 && !edge && !n.is_power_of_two() && *n % 4096 != 0 {
-                return;
+                return true;
             }
             // a bounded number of looks per location
-            let looks = looked.entry(loc).or_insert(0);
+            let looks = &mut looked[at];
             *looks += 1;
             if *looks > MAX_LOOKS {
-                return;
+                return true;
             }
-            if let Some(cs) = by_loc.get_mut(&loc) {
-                // whole ranges (up to a bound) at first, then their ends
-                let window = if *looks <= 8 { RANGE_CAP } else { 16 };
-                cs.retain_mut(|c| !c.violated(st, pc, window));
+            // whole ranges (up to a bound) at first, then their ends
+            let window = if *looks <= 8 { RANGE_CAP } else { 16 };
+            let before = by_loc[at].len();
+            by_loc[at].retain_mut(|c| !c.violated(st, pc, window));
+            if by_loc[at].len() < before {
+                progress = steps;
             }
+            true
         };
         crate::engine::run::sample(sys, &prog, 10, 1 << 18, 0x5eed, deadline, &mut observe);
         // a location never visited keeps only the candidate that it is unreachable
         let mut cubes = vec![];
         let mut seen = HashSet::new();
-        for (loc, cs) in by_loc {
-            let visited = visits.contains_key(&loc);
+        for (at, cs) in by_loc.into_iter().enumerate() {
+            let visited = visits[at] > 0;
+            let loc = pc.map(|_| base + at as i64);
             for c in cs {
                 if !visited || (c.range.is_some() && !c.seen) {
                     continue;
@@ -496,6 +550,43 @@ impl<'a> Houdini<'a> {
         Ok(cubes)
     }
 
+    /// The cubes that do not meet the initial states: checked together,
+    /// each counter-model removing the cubes it satisfies.
+    fn disjoint_from_initial(&mut self, mut cubes: Vec<Cube>) -> Result<Vec<Cube>, String> {
+        loop {
+            if cubes.is_empty() {
+                return Ok(cubes);
+            }
+            if self.timed_out() {
+                return Err("timeout".into());
+            }
+            let ds: Vec<Term> = (0..cubes.len()).map(|j| Term::var(&format!("houdini!init{j}"), Sort::Bool)).collect();
+            let mut parts: Vec<Term> = cubes.iter().zip(&ds).map(|(c, d)| Term::eq(d, &initial_query(self.sys, c))).collect();
+            parts.push(Term::or(ds.iter().cloned()));
+            self.stats.calls_safety += 1;
+            self.solver.push();
+            self.solver.assert(&Term::and(parts));
+            let r = self.solver.check();
+            let met: Vec<bool> = match &r {
+                SatResult::Sat => ds.iter().map(|d| self.solver.value(d).and_then(|v| v.as_bool()) == Some(true)).collect(),
+                _ => vec![],
+            };
+            self.solver.pop();
+            match r {
+                SatResult::Unsat => return Ok(cubes),
+                SatResult::Sat if met.iter().any(|m| *m) => {
+                    let mut k = 0;
+                    cubes.retain(|_| {
+                        k += 1;
+                        !met[k - 1]
+                    });
+                }
+                SatResult::Sat => return Err("no cube holds in the model of their disjunction".into()),
+                SatResult::Unknown(why) => return Err(why),
+            }
+        }
+    }
+
     fn meets_initial(&mut self, c: &Cube) -> Result<bool, String> {
         self.stats.calls_safety += 1;
         let q = initial_query(self.sys, c);
@@ -506,13 +597,30 @@ impl<'a> Houdini<'a> {
         }
     }
 
-    /// The live members covering `c` (instantiation-based fixpoint test:
-    /// each member's negation instantiated over `c`'s index terms), if they do.
-    fn covering(&mut self, c: &Cube) -> Result<Option<Vec<usize>>, String> {
-        let facts = Facts::of(c);
-        let terms = index_terms(self.sys, &c.body());
-        let mut clauses = vec![];
-        let mut used = vec![];
+    /// Checks pre-images of members at one location together: whether
+    /// the live members cover all of them (instantiation-based fixpoint
+    /// test: each member's negation instantiated over the pre-images'
+    /// index terms) — then the members an unsat core needs — or else which
+    /// of them a counter-model satisfies.
+    fn check_batch(&mut self, batch: &[(usize, Cube)]) -> Result<Batch, String> {
+        // the literals without variables all pre-images share (the location)
+        let common: Vec<Term> = batch[0].1.lits.iter().filter(|l| batch.iter().all(|(_, p)| p.lits.contains(l)) && free_vars(l).iter().all(|v| !batch[0].1.vars.contains(v))).cloned().collect();
+        let facts = Facts::of(&Cube { vars: vec![], lits: common });
+        let mut terms: Vec<Term> = batch.iter().flat_map(|(_, p)| index_terms(self.sys, &p.body())).collect();
+        terms.sort();
+        terms.dedup();
+        let mut parts = vec![];
+        let mut disjuncts = vec![];
+        for (j, (_, p)) in batch.iter().enumerate() {
+            let mut body = vec![p.body(), Term::distinct(&p.vars)];
+            body.extend(index_bounds(self.sys, &p.vars));
+            body.extend(instantiate_all(self.sys, &self.sys.axioms, &p.vars));
+            let d = Term::var(&format!("houdini!pre{j}"), Sort::Bool);
+            parts.push(Term::eq(&d, &Term::and(body)));
+            disjuncts.push(d);
+        }
+        parts.push(Term::or(disjuncts.iter().cloned()));
+        let mut selectors = vec![];
         for k in 0..self.members.len() {
             if !self.members[k].alive {
                 continue;
@@ -523,7 +631,7 @@ impl<'a> Houdini<'a> {
             if ground.into_iter().any(|l| facts.eval(l).0 == Some(false)) {
                 continue;
             }
-            let mut mine = vec![];
+            let mut clauses = vec![];
             for map in all_maps(&m.vars, &terms) {
                 let mut rest = vec![];
                 let mut dead = false;
@@ -540,28 +648,17 @@ impl<'a> Houdini<'a> {
                 if dead {
                     continue;
                 }
-                if rest.is_empty() && m.vars.len() <= 1 {
-                    self.stats.subsumed += 1;
-                    return Ok(Some(vec![k]));
-                }
                 let images: Vec<Term> = m.vars.iter().map(|v| map[v].clone()).collect();
                 // the member speaks of distinct variables only
-                mine.push(Term::or([Term::distinct(&images).not(), Term::and(rest).not()]));
+                clauses.push(Term::or([Term::distinct(&images).not(), Term::and(rest).not()]));
             }
-            if !mine.is_empty() {
+            if !clauses.is_empty() {
                 // a selector per member: the unsat core names those needed
                 let selector = Term::var(&format!("houdini!{k}"), Sort::Bool);
-                clauses.push(Term::implies(&selector, &Term::and(mine)));
-                used.push((selector, k));
+                parts.push(Term::implies(&selector, &Term::and(clauses)));
+                selectors.push((selector, k));
             }
         }
-        if clauses.is_empty() && !c.needs_sat_check() {
-            return Ok(None);
-        }
-        let mut parts = vec![c.body(), Term::distinct(&c.vars)];
-        parts.extend(index_bounds(self.sys, &c.vars));
-        parts.extend(instantiate_all(self.sys, &self.sys.axioms, &c.vars));
-        parts.extend(clauses);
         self.stats.calls_fixpoint += 1;
         let t0 = Instant::now();
         if let Some(t) = self.opts.timeout {
@@ -570,16 +667,19 @@ impl<'a> Houdini<'a> {
         }
         self.solver.push();
         self.solver.assert(&Term::and(parts));
-        let selectors: Vec<Term> = used.iter().map(|(s, _)| s.clone()).collect();
-        let r = self.solver.check_assuming(&selectors);
-        let core = if r == SatResult::Unsat { self.solver.unsat_core() } else { vec![] };
+        let assumed: Vec<Term> = selectors.iter().map(|(s, _)| s.clone()).collect();
+        let r = self.solver.check_assuming(&assumed);
+        let out = match r {
+            SatResult::Unsat => {
+                let core = self.solver.unsat_core();
+                Ok(Batch::Covered(selectors.into_iter().filter(|(s, _)| core.contains(s)).map(|(_, k)| k).collect()))
+            }
+            SatResult::Sat => Ok(Batch::Violated((0..batch.len()).filter(|&j| self.solver.value(&disjuncts[j]).and_then(|v| v.as_bool()) == Some(true)).collect())),
+            SatResult::Unknown(why) => Err(why),
+        };
         self.solver.pop();
         self.stats.t_fixpoint += t0.elapsed();
-        match r {
-            SatResult::Unsat => Ok(Some(used.into_iter().filter(|(s, _)| core.contains(s)).map(|(_, k)| k).collect())),
-            SatResult::Sat => Ok(None),
-            SatResult::Unknown(why) => Err(why),
-        }
+        out
     }
 
     /// The pre-images of a member (an empty one is covered by any member:
@@ -612,13 +712,8 @@ impl<'a> Houdini<'a> {
                 self.add(c, true);
             }
         }
-        for c in cubes {
-            if self.timed_out() {
-                return Ok(Outcome::Unknown("timeout".into()));
-            }
-            if !self.meets_initial(&c)? {
-                self.add(c, false);
-            }
+        for c in self.disjoint_from_initial(cubes)? {
+            self.add(c, false);
         }
         if self.debug {
             eprintln!("houdini: {} members after the initial states ({:.2}s)", self.members.len(), self.start.elapsed().as_secs_f64());
@@ -628,80 +723,94 @@ impl<'a> Houdini<'a> {
                 }
             }
         }
-        let mut queue: Vec<usize> = (0..self.members.len()).rev().collect();
-        let mut queued: HashSet<usize> = queue.iter().copied().collect();
-        let mut backward = 0;
+        // Houdini's fixpoint, by rounds: the pre-images of the live members,
+        // location by location, checked together; a counter-model drops the
+        // members whose pre-images it satisfies (or, for unsafe and backward
+        // cubes, adds those pre-images), until a round drops nothing
+        let control = crate::abstraction::control_variable(self.sys).map(|k| self.sys.vars[k].term.clone());
         let mut pre_cache: HashMap<usize, Vec<Cube>> = HashMap::new();
-        while let Some(k) = queue.pop() {
-            queued.remove(&k);
-            if !self.members[k].alive {
-                continue;
-            }
-            if self.timed_out() {
-                return Ok(Outcome::Unknown("timeout".into()));
-            }
-            self.stats.expanded += 1;
-            self.members[k].needs.clear();
-            let cube = self.members[k].cube.clone();
-            let pres = match pre_cache.get(&k) {
-                Some(p) => p.clone(),
-                None => {
-                    let p = self.pre_images(&cube);
-                    pre_cache.insert(k, p.clone());
-                    p
+        let mut backward = 0;
+        loop {
+            let mut batches: std::collections::BTreeMap<String, Vec<(usize, Cube)>> = std::collections::BTreeMap::new();
+            for k in 0..self.members.len() {
+                if !self.members[k].alive {
+                    continue;
                 }
-            };
-            for p in pres {
-                match self.covering(&p)? {
-                    Some(by) => {
-                        self.stats.covered += 1;
-                        for b in by {
-                            if !self.members[b].supports.contains(&k) {
-                                self.members[b].supports.push(k);
-                            }
-                            if !self.members[k].needs.contains(&b) {
-                                self.members[k].needs.push(b);
-                            }
-                        }
+                if !pre_cache.contains_key(&k) {
+                    let cube = self.members[k].cube.clone();
+                    let p = self.pre_images(&cube);
+                    pre_cache.insert(k, p);
+                }
+                for p in &pre_cache[&k] {
+                    let at: Vec<String> = p.lits.iter().filter(|l| control.as_ref().is_some_and(|c| free_vars(l).contains(c))).map(|l| l.to_string()).collect();
+                    batches.entry(at.join(" ")).or_default().push((k, p.clone()));
+                }
+            }
+            let mut changed = false;
+            for (_, batch) in batches {
+                loop {
+                    if self.timed_out() {
+                        return Ok(Outcome::Unknown("timeout".into()));
                     }
-                    None if self.members[k].mandatory => {
-                        // a step of backward reachability
-                        if backward >= MAX_BACKWARD {
-                            return Ok(Outcome::Unknown("the candidates do not cover the unsafe states' pre-images".into()));
-                        }
-                        if self.meets_initial(&p)? {
-                            return Ok(Outcome::Unknown("a pre-image of the unsafe states meets the initial states".into()));
-                        }
-                        backward += 1;
-                        let n = self.add(p, true);
-                        queue.push(n);
-                        queued.insert(n);
-                    }
-                    None => {
-                        if self.debug {
-                            eprintln!("houdini: dropped {cube}\n    pre-image not covered: {p}");
-                        }
-                        self.members[k].alive = false;
-                        let again = std::mem::take(&mut self.members[k].supports);
-                        for s in again {
-                            if self.members[s].alive && queued.insert(s) {
-                                queue.push(s);
-                            }
-                        }
+                    let live: Vec<(usize, Cube)> = batch.iter().filter(|(k, _)| self.members[*k].alive).cloned().collect();
+                    if live.is_empty() {
                         break;
                     }
+                    self.stats.expanded += 1;
+                    match self.check_batch(&live)? {
+                        Batch::Covered(_) => {
+                            self.stats.covered += live.len();
+                            break;
+                        }
+                        Batch::Violated(js) => {
+                            changed = true;
+                            for j in js {
+                                let (k, p) = &live[j];
+                                if self.members[*k].mandatory {
+                                    // a step of backward reachability
+                                    if backward >= MAX_BACKWARD {
+                                        return Ok(Outcome::Unknown("the candidates do not cover the unsafe states' pre-images".into()));
+                                    }
+                                    if self.meets_initial(p)? {
+                                        return Ok(Outcome::Unknown("a pre-image of the unsafe states meets the initial states".into()));
+                                    }
+                                    backward += 1;
+                                    self.add(p.clone(), true);
+                                } else if self.members[*k].alive {
+                                    if self.debug {
+                                        eprintln!("houdini: dropped {}\n    pre-image not covered: {p}", self.members[*k].cube);
+                                    }
+                                    self.members[*k].alive = false;
+                                }
+                            }
+                        }
+                    }
                 }
             }
+            if !changed {
+                break;
+            }
         }
-        // the proof: the unsafe cubes and, transitively, the members their
-        // pre-images' coverings need
+        // the proof: the unsafe cubes and, transitively, the members that
+        // cover their pre-images, each pre-image checked alone (the batches'
+        // cores are unions)
         let mut keep: Vec<usize> = (0..self.members.len()).filter(|&k| self.members[k].alive && self.members[k].mandatory).collect();
         let mut kept: HashSet<usize> = keep.iter().copied().collect();
         let mut i = 0;
         while i < keep.len() {
-            for &b in &self.members[keep[i]].needs {
-                if kept.insert(b) {
-                    keep.push(b);
+            let k = keep[i];
+            for p in pre_cache.get(&k).cloned().unwrap_or_default() {
+                if self.timed_out() {
+                    return Ok(Outcome::Unknown("timeout".into()));
+                }
+                let core = match self.check_batch(&[(k, p)])? {
+                    Batch::Covered(core) => core,
+                    Batch::Violated(_) => return Ok(Outcome::Unknown("a pre-image covered in its batch is not covered alone".into())),
+                };
+                for b in core {
+                    if kept.insert(b) {
+                        keep.push(b);
+                    }
                 }
             }
             i += 1;

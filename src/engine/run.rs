@@ -375,24 +375,26 @@ struct Setting<'a> {
 fn run_once(set: &Setting, mode: Mode, seed: u64, spike: u64, limit: u64) -> Outcome {
     let constants = &set.prog.constants;
     let mut ch = Chooser { mode, rng: Rng(seed), counter: 0, constants, choices: 0, spike, initial: u64::MAX, cells: vec![] };
-    let (end, steps, accelerated) = execute(set, &mut ch, limit, &mut |_, _| {});
+    let (end, steps, accelerated) = execute(set, &mut ch, limit, &mut |_, _| true);
     Outcome { end, steps, accelerated, choices: ch.choices }
 }
 
 /// Reachable states by sampling: `runs` runs (the modes in turn, seeded
-/// by `seed`), each from a fresh initial state and up to `limit` steps,
+/// by `seed`), each from a fresh initial state and up to `limit` steps
+/// (doubled every second run),
 /// show every state they pass through to `observe`, with the transition
 /// taken from it (states that accelerated self-loops jump over are not
 /// shown). Runs stop at the
-/// first unsafe state, at the deadline, or when one makes no choice.
-pub fn sample(sys: &System, prog: &Program, runs: usize, limit: u64, seed: u64, deadline: Option<Instant>, observe: &mut impl FnMut(&State, usize)) {
+/// first unsafe state, at the deadline, or when one makes no choice;
+/// sampling stops when `observe` says so.
+pub fn sample(sys: &System, prog: &Program, runs: usize, limit: u64, seed: u64, deadline: Option<Instant>, observe: &mut impl FnMut(&State, usize) -> bool) {
     let loops = accel::analyse(prog);
     let set = Setting { sys, prog, loops: &loops, deadline };
     for r in 0..runs {
         let mode = Mode::ALL[r % Mode::ALL.len()];
         let seed = seed.wrapping_add((r as u64).wrapping_mul(0x2545_f491_4f6c_dd1d));
         let mut ch = Chooser { mode, rng: Rng(seed), counter: 0, constants: &prog.constants, choices: 0, spike: r as u64 / Mode::ALL.len() as u64, initial: u64::MAX, cells: vec![] };
-        let (end, _, _) = execute(&set, &mut ch, limit, observe);
+        let (end, _, _) = execute(&set, &mut ch, limit << (r / 2), observe);
         if ch.choices == 0 || matches!(end, End::Timeout) || deadline.is_some_and(|d| Instant::now() >= d) {
             break;
         }
@@ -401,7 +403,7 @@ pub fn sample(sys: &System, prog: &Program, runs: usize, limit: u64, seed: u64, 
 
 /// Executes from a fresh initial state with the chooser's values, up to
 /// `limit` steps; how it ended, the steps and of those the accelerated ones.
-fn execute(set: &Setting, ch: &mut Chooser, limit: u64, observe: &mut impl FnMut(&State, usize)) -> (End, u64, u64) {
+fn execute(set: &Setting, ch: &mut Chooser, limit: u64, observe: &mut impl FnMut(&State, usize) -> bool) -> (End, u64, u64) {
     let (sys, prog, loops, deadline) = (set.sys, set.prog, set.loops, set.deadline);
     let arrays: Vec<Cells> = prog.array_init.iter().map(|(d, r)| Cells::new(*d, r.lo, r.hi)).collect();
     let mut st = State { scalars: vec![0; prog.scalar_terms.len()], arrays };
@@ -499,7 +501,9 @@ fn execute(set: &Setting, ch: &mut Chooser, limit: u64, observe: &mut impl FnMut
         if count == 0 {
             break Err(End::Stuck);
         }
-        observe(&st, pick);
+        if !observe(&st, pick) {
+            break Err(End::Timeout);
+        }
         if let Err(f) = apply(prog, pick, &mut st, ch, &mut chosen, &mut news, &mut writes) {
             break Err(End::Fault(f));
         }
