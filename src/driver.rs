@@ -184,11 +184,12 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
     // programs: integer indices, transitions without process parameters
     let program = full.index_kind() != crate::system::IndexKind::Order && full.transitions.iter().all(|t| t.params.is_empty());
     if opts.engine == Engine::Auto && program {
-        // the portfolio for programs: a very short forward execution
-        // (shallow errors), a short lazy abstraction (most proofs take well
-        // under a second), a longer forward execution (errors behind long
-        // loops), then lazy abstraction with half the time left, then execution
-        // again
+        // the portfolio for programs: a very short lazy abstraction (most
+        // proofs take well under a second), candidate invariants, a very
+        // short forward execution (shallow errors), a short lazy
+        // abstraction, a longer forward execution (errors behind long
+        // loops), then lazy abstraction with half the time left, then
+        // execution again
         let found = |mut r: CheckResult, note: &str| {
             r.notes.insert(0, note.into());
             r.time = start.elapsed();
@@ -211,21 +212,22 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
                 return found(e, &note);
             }
         }
+        // candidate invariants from templates, tested on executions and
+        // kept while inductive: proofs that interpolants are slow to find
+        // (`∀z ∈ [i, j). a[m] ≤ a[z]`); they give up at once when a sampled
+        // execution reaches an unsafe state, which the glance then finds
+        let guess = opts.timeout.map_or(Duration::from_secs(8), |t| (t / 4).min(Duration::from_secs(8)));
+        let h = check_inner(full, &CheckOptions { timeout: Some(guess), engine: Engine::Houdini, ..opts.clone() }, program);
+        if h.verdict == Verdict::Safe {
+            let note = format!("portfolio: lazy undecided in {:.2}s; candidate invariants decided within {:.1}s", early.as_secs_f64(), guess.as_secs_f64());
+            return found(h, &note);
+        }
         let glance = opts.timeout.map_or(Duration::from_millis(500), |t| (t / 20).min(Duration::from_millis(500)));
         let r0 = check_run(full, &CheckOptions { timeout: Some(glance), ..opts.clone() });
         if r0.verdict == Verdict::Unsafe {
             return found(r0, RUN);
         }
         let glanced = r0.time;
-        // candidate invariants from templates, tested on executions and
-        // kept while inductive: proofs that interpolants are slow to find
-        // (`∀z ∈ [i, j). a[m] ≤ a[z]`)
-        let guess = opts.timeout.map_or(Duration::from_secs(8), |t| (t / 4).min(Duration::from_secs(8)));
-        let h = check_inner(full, &CheckOptions { timeout: Some(guess), engine: Engine::Houdini, ..opts.clone() }, program);
-        if h.verdict == Verdict::Safe {
-            let note = format!("portfolio: lazy undecided in {:.2}s, forward execution found no error in {:.2}s; candidate invariants decided within {:.1}s", early.as_secs_f64(), glanced.as_secs_f64(), guess.as_secs_f64());
-            return found(h, &note);
-        }
         let quick = opts.timeout.map_or(Duration::from_secs(2), |t| (t / 4).min(Duration::from_secs(2)));
         let splittable = crate::interpolate::splittable_cubes();
         let r0 = check_inner(full, &CheckOptions { timeout: Some(quick), ..opts.clone() }, program);

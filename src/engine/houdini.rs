@@ -403,8 +403,14 @@ const MAX_LOOKS: u64 = 256;
 /// candidate after which sampling stops.
 const STALE_STEPS: u64 = 1 << 21;
 
+/// Candidates generated at most (else the vocabulary is too large to guess in).
+const MAX_CANDIDATES: usize = 200_000;
+
+/// Candidates surviving sampling at most (else the fixpoint would be slow).
+const MAX_SURVIVORS: usize = 4_000;
+
 /// Backward cubes added to the fixpoint at most.
-const MAX_BACKWARD: usize = 64;
+const MAX_BACKWARD: usize = 8;
 
 impl<'a> Houdini<'a> {
     /// A search over `sys`.
@@ -417,16 +423,9 @@ impl<'a> Houdini<'a> {
         self.opts.timeout.is_some_and(|t| self.start.elapsed() >= t)
     }
 
-    fn check(&mut self, f: &Term) -> SatResult {
-        if let Some(t) = self.opts.timeout {
-            let left = t.saturating_sub(self.start.elapsed()).as_millis() as u64;
-            self.solver.set_timeout_ms(left.clamp(1, 20_000));
-        }
-        self.solver.push();
-        self.solver.assert(f);
-        let r = self.solver.check();
-        self.solver.pop();
-        r
+    /// The time left.
+    fn left(&self) -> Option<Duration> {
+        self.opts.timeout.map(|t| t.saturating_sub(self.start.elapsed()))
     }
 
     fn add(&mut self, cube: Cube, mandatory: bool) -> usize {
@@ -443,6 +442,9 @@ impl<'a> Houdini<'a> {
         let voc = Vocabulary { sys, prog: &prog, pc };
         let mut cands = candidates(&voc);
         self.counts.0 = cands.len();
+        if cands.len() > MAX_CANDIDATES {
+            return Err(format!("too many candidates ({}) for the program's vocabulary", cands.len()));
+        }
         // by location, so that a state is shown only its location's
         // candidates: locations numbered from the control variable's least value
         let base = pc.map_or(0, |p| prog.scalar_terms[p].sort().finite_range().map_or(0, |r| r.0));
@@ -505,7 +507,9 @@ impl<'a> Houdini<'a> {
             }
             true
         };
-        crate::engine::run::sample(sys, &prog, 10, 1 << 18, 0x5eed, deadline, &mut observe);
+        if crate::engine::run::sample(sys, &prog, 10, 1 << 18, 0x5eed, deadline, &mut observe) {
+            return Err("a sampled execution reaches an unsafe state".into());
+        }
         // a location never visited keeps only the candidate that it is unreachable
         let mut cubes = vec![];
         let mut seen = HashSet::new();
@@ -564,6 +568,8 @@ impl<'a> Houdini<'a> {
             let mut parts: Vec<Term> = cubes.iter().zip(&ds).map(|(c, d)| Term::eq(d, &initial_query(self.sys, c))).collect();
             parts.push(Term::or(ds.iter().cloned()));
             self.stats.calls_safety += 1;
+            let left = self.left();
+            smt::limit_to(self.solver.as_mut(), left);
             self.solver.push();
             self.solver.assert(&Term::and(parts));
             let r = self.solver.check();
@@ -590,7 +596,8 @@ impl<'a> Houdini<'a> {
     fn meets_initial(&mut self, c: &Cube) -> Result<bool, String> {
         self.stats.calls_safety += 1;
         let q = initial_query(self.sys, c);
-        match self.check(&q) {
+        let left = self.left();
+        match smt::check_alone(self.solver.as_mut(), &q, left) {
             SatResult::Sat => Ok(true),
             SatResult::Unsat => Ok(false),
             SatResult::Unknown(why) => Err(why),
@@ -661,10 +668,8 @@ impl<'a> Houdini<'a> {
         }
         self.stats.calls_fixpoint += 1;
         let t0 = Instant::now();
-        if let Some(t) = self.opts.timeout {
-            let left = t.saturating_sub(self.start.elapsed()).as_millis() as u64;
-            self.solver.set_timeout_ms(left.clamp(1, 20_000));
-        }
+        let left = self.left();
+        smt::limit_to(self.solver.as_mut(), left);
         self.solver.push();
         self.solver.assert(&Term::and(parts));
         let assumed: Vec<Term> = selectors.iter().map(|(s, _)| s.clone()).collect();
@@ -704,6 +709,9 @@ impl<'a> Houdini<'a> {
 
     fn search(&mut self) -> Result<Outcome, String> {
         let cubes = self.sampled()?;
+        if cubes.len() > MAX_SURVIVORS {
+            return Err(format!("too many candidates ({}) survive sampling", cubes.len()));
+        }
         if self.debug {
             eprintln!("houdini: {} candidates, {} after sampling ({:.2}s)", self.counts.0, self.counts.1, self.start.elapsed().as_secs_f64());
         }

@@ -183,15 +183,8 @@ impl<'a> Lazy<'a> {
     }
 
     fn check(&mut self, f: &Term) -> SatResult {
-        if let Some(t) = self.opts.timeout {
-            let left = t.saturating_sub(self.start.elapsed()).as_millis() as u64;
-            self.solver.set_timeout_ms(left.clamp(1, 20_000));
-        }
-        self.solver.push();
-        self.solver.assert(f);
-        let r = self.solver.check();
-        self.solver.pop();
-        r
+        let left = self.opts.timeout.map(|t| t.saturating_sub(self.start.elapsed()));
+        smt::check_alone(self.solver.as_mut(), f, left)
     }
 
     /// A label conjoined with the known facts (cubes contradicting them dropped).

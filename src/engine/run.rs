@@ -386,8 +386,9 @@ fn run_once(set: &Setting, mode: Mode, seed: u64, spike: u64, limit: u64) -> Out
 /// taken from it (states that accelerated self-loops jump over are not
 /// shown). Runs stop at the
 /// first unsafe state, at the deadline, or when one makes no choice;
-/// sampling stops when `observe` says so.
-pub fn sample(sys: &System, prog: &Program, runs: usize, limit: u64, seed: u64, deadline: Option<Instant>, observe: &mut impl FnMut(&State, usize) -> bool) {
+/// sampling stops when `observe` says so. Whether a run reached an unsafe
+/// state (sampling stops there: a forward execution will find it again).
+pub fn sample(sys: &System, prog: &Program, runs: usize, limit: u64, seed: u64, deadline: Option<Instant>, observe: &mut impl FnMut(&State, usize) -> bool) -> bool {
     let loops = accel::analyse(prog);
     let set = Setting { sys, prog, loops: &loops, deadline };
     for r in 0..runs {
@@ -395,10 +396,14 @@ pub fn sample(sys: &System, prog: &Program, runs: usize, limit: u64, seed: u64, 
         let seed = seed.wrapping_add((r as u64).wrapping_mul(0x2545_f491_4f6c_dd1d));
         let mut ch = Chooser { mode, rng: Rng(seed), counter: 0, constants: &prog.constants, choices: 0, spike: r as u64 / Mode::ALL.len() as u64, initial: u64::MAX, cells: vec![] };
         let (end, _, _) = execute(&set, &mut ch, limit << (r / 2), observe);
+        if matches!(end, End::Found(_)) {
+            return true;
+        }
         if ch.choices == 0 || matches!(end, End::Timeout) || deadline.is_some_and(|d| Instant::now() >= d) {
             break;
         }
     }
+    false
 }
 
 /// Executes from a fresh initial state with the chooser's values, up to

@@ -86,6 +86,24 @@ fn check_arity(t: &Term, n: usize) -> Result<(), String> {
     }
 }
 
+/// Limits the solver's next checks to the time `left` of a search's limit
+/// (at least 1 ms, at most 20 s per check); no change without a limit.
+pub fn limit_to(solver: &mut dyn Solver, left: Option<std::time::Duration>) {
+    if let Some(left) = left {
+        solver.set_timeout_ms((left.as_millis() as u64).clamp(1, 20_000));
+    }
+}
+
+/// Checks one formula in a scope of its own, within the time `left`.
+pub fn check_alone(solver: &mut dyn Solver, f: &Term, left: Option<std::time::Duration>) -> SatResult {
+    limit_to(solver, left);
+    solver.push();
+    solver.assert(f);
+    let r = solver.check();
+    solver.pop();
+    r
+}
+
 /// A fresh solver of the given backend.
 pub fn solver(backend: Backend) -> Box<dyn Solver> {
     match backend {
