@@ -179,7 +179,7 @@ fn related(rel: Rel, a: Option<(i64, i64, Option<(usize, i64)>)>, b: Option<(i64
 }
 
 /// Longest stretch of a range searched in one of the first states, at either end.
-const RANGE_CAP: i64 = 1 << 10;
+const RANGE_CAP: i64 = 1 << 8;
 
 impl Candidate {
     /// Whether the state satisfies the cube (violates the candidate
