@@ -394,6 +394,8 @@ pub struct Houdini<'a> {
     /// Candidates generated, left after sampling, left at the fixpoint.
     pub counts: (usize, usize, usize),
     debug: bool,
+    /// Instances asserted at the solver's base level, by member.
+    asserted: HashSet<(usize, Term)>,
 }
 
 /// Sampled states each location's candidates are evaluated on at most.
@@ -416,7 +418,7 @@ impl<'a> Houdini<'a> {
     /// A search over `sys`.
     pub fn new(sys: &'a System, opts: Options) -> Self {
         let solver = smt::solver(opts.backend);
-        Houdini { sys, opts, solver, members: vec![], start: Instant::now(), stats: Stats::default(), counts: (0, 0, 0), debug: std::env::var_os("ARRAX_DEBUG").is_some() }
+        Houdini { sys, opts, solver, members: vec![], start: Instant::now(), stats: Stats::default(), counts: (0, 0, 0), debug: std::env::var_os("ARRAX_DEBUG").is_some(), asserted: HashSet::new() }
     }
 
     fn timed_out(&self) -> bool {
@@ -627,7 +629,11 @@ impl<'a> Houdini<'a> {
             disjuncts.push(d);
         }
         parts.push(Term::or(disjuncts.iter().cloned()));
+        // the members' instances stay asserted, each under its member's
+        // selector (assumed only while the member lives): later batches
+        // reuse them
         let mut selectors = vec![];
+        let mut fresh = vec![];
         for k in 0..self.members.len() {
             if !self.members[k].alive {
                 continue;
@@ -638,33 +644,27 @@ impl<'a> Houdini<'a> {
             if ground.into_iter().any(|l| facts.eval(l).0 == Some(false)) {
                 continue;
             }
-            let mut clauses = vec![];
+            let selector = Term::var(&format!("houdini!{k}"), Sort::Bool);
+            let mut any = false;
             for map in all_maps(&m.vars, &terms) {
-                let mut rest = vec![];
-                let mut dead = false;
-                for l in &m.lits {
-                    match facts.eval(&substitute(l, &map)) {
-                        (Some(true), _) => {}
-                        (Some(false), _) => {
-                            dead = true;
-                            break;
-                        }
-                        (None, l2) => rest.push(l2),
-                    }
-                }
-                if dead {
+                let lits: Vec<Term> = m.lits.iter().map(|l| substitute(l, &map)).collect();
+                if lits.iter().any(|l| facts.eval(l).0 == Some(false)) {
                     continue;
                 }
+                any = true;
                 let images: Vec<Term> = m.vars.iter().map(|v| map[v].clone()).collect();
                 // the member speaks of distinct variables only
-                clauses.push(Term::or([Term::distinct(&images).not(), Term::and(rest).not()]));
+                let clause = Term::or([Term::distinct(&images).not(), Term::and(lits).not()]);
+                if self.asserted.insert((k, clause.clone())) {
+                    fresh.push(Term::implies(&selector, &clause));
+                }
             }
-            if !clauses.is_empty() {
-                // a selector per member: the unsat core names those needed
-                let selector = Term::var(&format!("houdini!{k}"), Sort::Bool);
-                parts.push(Term::implies(&selector, &Term::and(clauses)));
+            if any {
                 selectors.push((selector, k));
             }
+        }
+        if !fresh.is_empty() {
+            self.solver.assert(&Term::and(fresh));
         }
         self.stats.calls_fixpoint += 1;
         let t0 = Instant::now();
