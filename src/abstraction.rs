@@ -148,7 +148,7 @@ pub fn control_variable(sys: &System) -> Option<usize> {
 }
 
 /// The value `c` of a top-level conjunct `x = c` of a guard.
-fn location_test(guard: &Term, x: &Term) -> Option<Term> {
+pub(crate) fn location_test(guard: &Term, x: &Term) -> Option<Term> {
     let conj: Vec<Term> = match guard.op() {
         Op::And => guard.args().to_vec(),
         _ => vec![guard.clone()],
@@ -372,6 +372,20 @@ fn differences(sys: &System, pcv: usize, ints: &[usize], entry: &Term, init: &[&
     at
 }
 
+/// The literal saying that a fact fails (`c ≤ x` fails as `x < c`).
+pub fn violation(fact: &Term) -> Term {
+    match fact.op() {
+        Op::Le => Term::lt(&fact.args()[1], &fact.args()[0]),
+        _ => fact.not(),
+    }
+}
+
+/// Whether an integer literal is a bound of one of C's integer types
+/// (±2⁷, 2⁸, 2¹⁵, 2¹⁶, 2³¹ and beyond) rather than a size of the program.
+pub fn is_type_bound(v: i64) -> bool {
+    [127, 128, 255, 256, 32767, 32768, 65535, 65536].contains(&v.abs()) || v.abs() >= 2_147_483_647
+}
+
 /// Symbolic sizes: the system with every large integer literal (a loop
 /// bound or array size such as `100000`) replaced by a rigid symbolic
 /// constant, literals close to one (`99999`) by that constant plus an
@@ -388,8 +402,7 @@ pub fn symbolic_constants(sys: &System) -> Option<(System, Vec<(Term, i64)>)> {
         for l in collect(t, &|x: &Term| matches!(x.op(), Op::Int(_))) {
             let v = l.as_int().unwrap();
             // type-range bounds of char, short and int stay as they are
-            let range = [127, 128, 255, 256, 32767, 32768, 65535, 65536].contains(&v.abs());
-            if (100..2_147_483_647).contains(&v.abs()) && !range {
+            if v.abs() >= 100 && !is_type_bound(v) {
                 values.insert(v);
             }
         }

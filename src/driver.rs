@@ -429,8 +429,8 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
     };
     let mut lazy_result: Option<Outcome> = None;
     let mut fallback: Option<String> = None;
-    let mut lazy_ran = engine == Engine::Lazy;
-    let mut engine_name = if lazy_ran { "lazy" } else { "bwd" };
+    // which engine answers; only backward reachability's proofs are answered uncertified
+    let mut engine_name = if engine == Engine::Lazy { "lazy" } else { "bwd" };
     let mut houdini_note: Option<String> = None;
     let mut general_note: Option<String> = None;
     if engine == Engine::Houdini {
@@ -446,8 +446,6 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
         houdini_note = Some(format!("candidate invariants: {made} from templates, {sampled} not violated by sampled executions, {kept} in the fixpoint"));
         earlier.absorb(&h.stats);
         lazy_result = Some(o);
-        // like lazy abstraction's, its proofs are only trusted certified
-        lazy_ran = true;
         engine_name = "houdini";
     }
     if engine == Engine::Lazy {
@@ -494,7 +492,6 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
                 // a portfolio: backward reachability gets the remaining time
                 Outcome::Unknown(why) if opts.engine == Engine::Auto && why != "timeout" && why != "node limit" => {
                     fallback = Some(why);
-                    lazy_ran = false;
                     engine_name = "bwd";
                 }
                 o => lazy_result = Some(o),
@@ -638,8 +635,8 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
                         res.verdict = Verdict::Unknown(format!("certification failed: obligation {} has a counter-model", o.name));
                         res.certification = Certification::Uncertified(format!("{} failed", o.name));
                     }
-                    Some(o) if lazy_ran => {
-                        // lazy abstraction's proofs are only trusted certified
+                    Some(o) if engine_name != "bwd" => {
+                        // the proofs of lazy abstraction and candidate invariants are only trusted certified
                         res.verdict = Verdict::Unknown(format!("invariant not certified: obligation {} unknown", o.name));
                         res.certification = Certification::Uncertified(format!("{} unknown", o.name));
                     }

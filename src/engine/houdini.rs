@@ -206,24 +206,17 @@ impl Candidate {
     }
 }
 
-/// Integer literals of the system, without the bounds of C's integer types.
+/// The terms of the transitions (guards, updates) and of the unsafe cubes.
+fn system_terms(sys: &System) -> impl Iterator<Item = &Term> {
+    let steps = sys.transitions.iter().flat_map(|t| std::iter::once(&t.guard).chain(t.updates.iter().map(|u| &u.value)));
+    steps.chain(sys.unsafe_.iter().flat_map(|q| q.lits.iter()))
+}
+
+/// Integer literals of the system and 0, without the bounds of C's integer types.
 fn literals(sys: &System) -> Vec<i64> {
     let mut out: HashSet<i64> = HashSet::from([0]);
-    let mut visit = |t: &Term| {
-        for l in collect(t, &|x: &Term| matches!(x.op(), Op::Int(_))) {
-            let v = l.as_int().unwrap();
-            let range = [127, 128, 255, 256, 32767, 32768, 65535, 65536].contains(&v.abs()) || v.abs() >= 2_147_483_647;
-            if !range {
-                out.insert(v);
-            }
-        }
-    };
-    for t in &sys.transitions {
-        visit(&t.guard);
-        t.updates.iter().for_each(|u| visit(&u.value));
-    }
-    for q in sys.unsafe_.iter() {
-        q.lits.iter().for_each(&mut visit);
+    for t in system_terms(sys) {
+        out.extend(collect(t, &|x: &Term| matches!(x.op(), Op::Int(_))).iter().filter_map(|l| l.as_int()).filter(|v| !crate::abstraction::is_type_bound(*v)));
     }
     let mut v: Vec<i64> = out.into_iter().collect();
     v.sort();
@@ -234,7 +227,7 @@ fn literals(sys: &System) -> Vec<i64> {
 /// update writes (`λj. ite(j = i, v, a[j])`).
 fn index_scalars(sys: &System) -> HashSet<Term> {
     let mut out = HashSet::new();
-    let mut visit = |t: &Term| {
+    for t in system_terms(sys) {
         for s in collect(t, &|x: &Term| matches!(x.op(), Op::Select)) {
             for i in &s.args()[1..] {
                 out.extend(free_vars(i));
@@ -249,13 +242,6 @@ fn index_scalars(sys: &System) -> HashSet<Term> {
                 }
             }
         }
-    };
-    for t in &sys.transitions {
-        visit(&t.guard);
-        t.updates.iter().for_each(|u| visit(&u.value));
-    }
-    for q in sys.unsafe_.iter() {
-        q.lits.iter().for_each(&mut visit);
     }
     out
 }
@@ -440,7 +426,8 @@ impl<'a> Houdini<'a> {
     fn sampled(&mut self) -> Result<Vec<Cube>, String> {
         let sys = self.sys;
         let prog = crate::exec::compile(sys).map_err(|u| u.0)?;
-        let pc = crate::abstraction::control_variable(sys).and_then(|k| prog.scalar_terms.iter().position(|t| *t == sys.vars[k].term));
+        let control = crate::abstraction::control_variable(sys);
+        let pc = control.and_then(|k| prog.scalar_terms.iter().position(|t| *t == sys.vars[k].term));
         let voc = Vocabulary { sys, prog: &prog, pc };
         let mut cands = candidates(&voc);
         self.counts.0 = cands.len();
@@ -464,14 +451,8 @@ impl<'a> Houdini<'a> {
         let stays: Vec<bool> = sys
             .transitions
             .iter()
-            .map(|t| match crate::abstraction::control_variable(sys) {
-                Some(k) => {
-                    let guard: Vec<Term> = match t.guard.op() {
-                        Op::And => t.guard.args().to_vec(),
-                        _ => vec![t.guard.clone()],
-                    };
-                    t.updates.iter().all(|u| u.var != k || guard.contains(&Term::eq(&sys.vars[k].term, &u.value)))
-                }
+            .map(|t| match control {
+                Some(k) => t.updates.iter().all(|u| u.var != k || crate::abstraction::location_test(&t.guard, &sys.vars[k].term).as_ref() == Some(&u.value)),
                 None => true,
             })
             .collect();
@@ -541,11 +522,7 @@ impl<'a> Houdini<'a> {
         }
         for (loc, fs) in &self.opts.location_facts {
             for f in fs {
-                let neg = match f.op() {
-                    Op::Le => Term::lt(&f.args()[1], &f.args()[0]),
-                    _ => f.not(),
-                };
-                for cube in Cube::normalize(&[], &[loc.clone(), neg]) {
+                for cube in Cube::normalize(&[], &[loc.clone(), crate::abstraction::violation(f)]) {
                     if seen.insert(cube.key()) {
                         cubes.push(cube);
                     }
@@ -592,17 +569,6 @@ impl<'a> Houdini<'a> {
                 SatResult::Sat => return Err("no cube holds in the model of their disjunction".into()),
                 SatResult::Unknown(why) => return Err(why),
             }
-        }
-    }
-
-    fn meets_initial(&mut self, c: &Cube) -> Result<bool, String> {
-        self.stats.calls_safety += 1;
-        let q = initial_query(self.sys, c);
-        let left = self.left();
-        match smt::check_alone(self.solver.as_mut(), &q, left) {
-            SatResult::Sat => Ok(true),
-            SatResult::Unsat => Ok(false),
-            SatResult::Unknown(why) => Err(why),
         }
     }
 
@@ -779,7 +745,7 @@ impl<'a> Houdini<'a> {
                                     if backward >= MAX_BACKWARD {
                                         return Ok(Outcome::Unknown("the candidates do not cover the unsafe states' pre-images".into()));
                                     }
-                                    if self.meets_initial(p)? {
+                                    if self.disjoint_from_initial(vec![p.clone()])?.is_empty() {
                                         return Ok(Outcome::Unknown("a pre-image of the unsafe states meets the initial states".into()));
                                     }
                                     backward += 1;

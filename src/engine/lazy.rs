@@ -716,20 +716,12 @@ impl<'a> Lazy<'a> {
     fn proof(&self) -> Proof {
         let mut proof = Proof::default();
         for f in &self.opts.facts {
-            let neg = match f.op() {
-                crate::logic::Op::Le => Term::lt(&f.args()[1], &f.args()[0]),
-                _ => f.not(),
-            };
-            proof.invariant.extend(Cube::normalize(&[], &[neg]));
+            proof.invariant.extend(Cube::normalize(&[], &[crate::abstraction::violation(f)]));
             proof.hints.push(vec![]);
         }
         for (loc, fs) in &self.opts.location_facts {
             for f in fs {
-                let neg = match f.op() {
-                    crate::logic::Op::Le => Term::lt(&f.args()[1], &f.args()[0]),
-                    _ => f.not(),
-                };
-                for c in Cube::normalize(&[], &[loc.clone(), neg]) {
+                for c in Cube::normalize(&[], &[loc.clone(), crate::abstraction::violation(f)]) {
                     proof.invariant.push(c);
                     proof.hints.push(vec![]);
                 }

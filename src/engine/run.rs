@@ -158,7 +158,12 @@ struct Chooser<'a> {
     cells: Vec<(usize, [i64; 2], i64)>,
 }
 
-impl Chooser<'_> {
+impl<'a> Chooser<'a> {
+    /// A chooser at the start of a run.
+    fn new(mode: Mode, seed: u64, constants: &'a [i64], spike: u64) -> Chooser<'a> {
+        Chooser { mode, rng: Rng(seed), counter: 0, constants, choices: 0, spike, initial: u64::MAX, cells: vec![] }
+    }
+
     /// A value in `lo..=hi` by the mode.
     fn pick(&mut self, lo: i64, hi: i64) -> i64 {
         if lo == hi {
@@ -374,7 +379,7 @@ struct Setting<'a> {
 /// One run from a fresh initial state.
 fn run_once(set: &Setting, mode: Mode, seed: u64, spike: u64, limit: u64) -> Outcome {
     let constants = &set.prog.constants;
-    let mut ch = Chooser { mode, rng: Rng(seed), counter: 0, constants, choices: 0, spike, initial: u64::MAX, cells: vec![] };
+    let mut ch = Chooser::new(mode, seed, constants, spike);
     let (end, steps, accelerated) = execute(set, &mut ch, limit, &mut |_, _| true);
     Outcome { end, steps, accelerated, choices: ch.choices }
 }
@@ -394,7 +399,7 @@ pub fn sample(sys: &System, prog: &Program, runs: usize, limit: u64, seed: u64, 
     for r in 0..runs {
         let mode = Mode::ALL[r % Mode::ALL.len()];
         let seed = seed.wrapping_add((r as u64).wrapping_mul(0x2545_f491_4f6c_dd1d));
-        let mut ch = Chooser { mode, rng: Rng(seed), counter: 0, constants: &prog.constants, choices: 0, spike: r as u64 / Mode::ALL.len() as u64, initial: u64::MAX, cells: vec![] };
+        let mut ch = Chooser::new(mode, seed, &prog.constants, r as u64 / Mode::ALL.len() as u64);
         let (end, _, _) = execute(&set, &mut ch, limit << (r / 2), observe);
         if matches!(end, End::Found(_)) {
             return true;
