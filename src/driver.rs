@@ -442,7 +442,7 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
         };
         let mut h = crate::engine::houdini::Houdini::new(sys, hopts);
         let o = h.run();
-        let (made, sampled, kept) = h.counts;
+        let (made, sampled, kept, _) = h.counts;
         houdini_note = Some(format!("candidate invariants: {made} from templates, {sampled} not violated by sampled executions, {kept} in the fixpoint"));
         earlier.absorb(&h.stats);
         lazy_result = Some(o);

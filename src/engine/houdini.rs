@@ -37,6 +37,7 @@ use crate::safety::{index_bounds, initial_query, instantiate_all};
 use crate::smt::{self, Backend, SatResult, Solver};
 use crate::system::System;
 use std::collections::{HashMap, HashSet};
+use std::cell::Cell;
 use std::time::{Duration, Instant};
 
 /// Settings of a candidate-invariant search.
@@ -360,11 +361,25 @@ struct Member {
     alive: bool,
 }
 
+/// Pre-images of members at one location, ready to be checked together.
+struct Prepared {
+    /// Where they are (their literals on the control variable).
+    place: String,
+    /// The literals without variables they share, to evaluate instances
+    /// with.
+    facts: Facts,
+    /// Their index terms, which members are instantiated over.
+    terms: Vec<Term>,
+    /// The literal defining each pre-image in the solver.
+    defining: Vec<Term>,
+}
+
 /// The outcome of checking a batch of pre-images.
 enum Batch {
     /// All covered; the members needed.
     Covered(Vec<usize>),
-    /// These pre-images (positions in the batch) hold in a counter-model.
+    /// These pre-images (positions in the prepared batch) hold in a
+    /// counter-model.
     Violated(Vec<usize>),
 }
 
@@ -377,15 +392,28 @@ pub struct Houdini<'a> {
     start: Instant,
     /// Counters and timers.
     pub stats: Stats,
-    /// Candidates generated, left after sampling, left at the fixpoint.
-    pub counts: (usize, usize, usize),
+    /// Candidates generated, left after sampling, left at the fixpoint;
+    /// steps of the sampled executions.
+    pub counts: (usize, usize, usize, u64),
     debug: bool,
-    /// Instances asserted at the solver's base level, by member.
-    asserted: HashSet<(usize, Term)>,
+    /// Instances asserted at the base level of a place's solver, by
+    /// place and member.
+    asserted: HashSet<(String, usize, Term)>,
+    /// The literal defining each pre-image at the base level, by member
+    /// and pre-image.
+    defined: HashMap<(usize, String), Term>,
+    /// The index terms each member is instantiated over at each place,
+    /// and whether any instance was relevant there.
+    instantiated: HashMap<(usize, String), (HashSet<Term>, bool)>,
+    /// The solvers of the fixpoint checks, by place.
+    solvers: HashMap<String, Box<dyn Solver>>,
 }
 
 /// Sampled states each location's candidates are evaluated on at most.
 const MAX_LOOKS: u64 = 256;
+
+/// Steps of the first sampled execution.
+const FIRST_RUN: u64 = 1 << 18;
 
 /// Steps of sampled executions without a new location or a violated
 /// candidate after which sampling stops.
@@ -404,7 +432,7 @@ impl<'a> Houdini<'a> {
     /// A search over `sys`.
     pub fn new(sys: &'a System, opts: Options) -> Self {
         let solver = smt::solver(opts.backend);
-        Houdini { sys, opts, solver, members: vec![], start: Instant::now(), stats: Stats::default(), counts: (0, 0, 0), debug: std::env::var_os("ARRAX_DEBUG").is_some(), asserted: HashSet::new() }
+        Houdini { sys, opts, solver, members: vec![], start: Instant::now(), stats: Stats::default(), counts: (0, 0, 0, 0), debug: std::env::var_os("ARRAX_DEBUG").is_some(), asserted: HashSet::new(), defined: HashMap::new(), instantiated: HashMap::new(), solvers: HashMap::new() }
     }
 
     fn timed_out(&self) -> bool {
@@ -458,9 +486,17 @@ impl<'a> Houdini<'a> {
             .collect();
         let mut entered = true;
         // sampling ends after many steps that taught nothing
-        let (mut steps, mut progress) = (0u64, 0u64);
+        let (steps, mut progress) = (Cell::new(0u64), 0u64);
+        // runs as long as twice the deepest first visit to a location so
+        // far, and slowly longer (locations behind long loops)
+        let (started, deepest) = (Cell::new(0u64), Cell::new(0u64));
+        let mut limit = |r: usize| {
+            started.set(steps.get());
+            (2 * deepest.get()).max(FIRST_RUN << (r / 3))
+        };
         let mut observe = |st: &State, taken: usize| {
-            steps += 1;
+            steps.set(steps.get() + 1);
+            let steps = steps.get();
             if steps - progress > STALE_STEPS {
                 return false;
             }
@@ -469,6 +505,7 @@ impl<'a> Houdini<'a> {
             *n += 1;
             if *n == 1 {
                 progress = steps;
+                deepest.set(deepest.get().max(steps - started.get()));
             }
             // the first visits, entries to and exits from a location, then ever more rarely
             let edge = std::mem::replace(&mut entered, !stays[taken]) || !stays[taken];
@@ -490,7 +527,9 @@ impl<'a> Houdini<'a> {
             }
             true
         };
-        if crate::engine::run::sample(sys, &prog, 10, 1 << 18, 0x5eed, deadline, &mut observe) {
+        let reached = crate::engine::run::sample(sys, &prog, 10, 0x5eed, deadline, &mut limit, &mut observe);
+        self.counts.3 = steps.get();
+        if reached {
             return Err("a sampled execution reaches an unsafe state".into());
         }
         // a location never visited keeps only the candidate that it is unreachable
@@ -572,29 +611,59 @@ impl<'a> Houdini<'a> {
         }
     }
 
-    /// Checks pre-images of members at one location together: whether
-    /// the live members cover all of them (instantiation-based fixpoint
-    /// test: each member's negation instantiated over the pre-images'
-    /// index terms) — then the members an unsat core needs — or else which
-    /// of them a counter-model satisfies.
-    fn check_batch(&mut self, batch: &[(usize, Cube)]) -> Result<Batch, String> {
+    /// Where a pre-image is: its literals on the control variable.
+    fn place(&self, p: &Cube) -> String {
+        let control = crate::abstraction::control_variable(self.sys).map(|k| &self.sys.vars[k].term);
+        p.lits.iter().filter(|l| control.is_some_and(|c| free_vars(l).contains(c))).map(|l| l.to_string()).collect::<Vec<_>>().join(" ")
+    }
+
+    /// The solver that checks the pre-images at one place: each place's
+    /// definitions and instances in a solver of their own.
+    fn solver_at(&mut self, place: &str) -> &mut Box<dyn Solver> {
+        let backend = self.opts.backend;
+        self.solvers.entry(place.to_string()).or_insert_with(|| smt::solver(backend))
+    }
+
+    /// Prepares pre-images of members at one location for checking
+    /// together: their shared literals without variables, their index
+    /// terms, and the literal defining each (asserted once, at the base
+    /// level).
+    fn prepare(&mut self, batch: &[(usize, Cube)]) -> Prepared {
         // the literals without variables all pre-images share (the location)
         let common: Vec<Term> = batch[0].1.lits.iter().filter(|l| batch.iter().all(|(_, p)| p.lits.contains(l)) && free_vars(l).iter().all(|v| !batch[0].1.vars.contains(v))).cloned().collect();
+        let place = self.place(&batch[0].1);
         let facts = Facts::of(&Cube { vars: vec![], lits: common });
         let mut terms: Vec<Term> = batch.iter().flat_map(|(_, p)| index_terms(self.sys, &p.body())).collect();
         terms.sort();
         terms.dedup();
-        let mut parts = vec![];
-        let mut disjuncts = vec![];
-        for (j, (_, p)) in batch.iter().enumerate() {
-            let mut body = vec![p.body(), Term::distinct(&p.vars)];
-            body.extend(index_bounds(self.sys, &p.vars));
-            body.extend(instantiate_all(self.sys, &self.sys.axioms, &p.vars));
-            let d = Term::var(&format!("houdini!pre{j}"), Sort::Bool);
-            parts.push(Term::eq(&d, &Term::and(body)));
-            disjuncts.push(d);
+        let mut definitions = vec![];
+        let mut defining = vec![];
+        for (k, p) in batch {
+            let n = self.defined.len();
+            let d = self.defined.entry((*k, p.key())).or_insert_with(|| {
+                let d = Term::var(&format!("houdini!pre{n}"), Sort::Bool);
+                let mut body = vec![p.body(), Term::distinct(&p.vars)];
+                body.extend(index_bounds(self.sys, &p.vars));
+                body.extend(instantiate_all(self.sys, &self.sys.axioms, &p.vars));
+                definitions.push(Term::eq(&d, &Term::and(body)));
+                d
+            });
+            defining.push(d.clone());
         }
-        parts.push(Term::or(disjuncts.iter().cloned()));
+        if !definitions.is_empty() {
+            self.solver_at(&place).assert(&Term::and(definitions));
+        }
+        Prepared { place, facts, terms, defining }
+    }
+
+    /// Checks the prepared pre-images at positions `live` together: whether
+    /// the live members cover all of them (instantiation-based fixpoint
+    /// test: each member's negation instantiated over the pre-images'
+    /// index terms) — then the members an unsat core needs — or else which
+    /// of them (positions) a counter-model satisfies.
+    fn check_batch(&mut self, prep: &Prepared, live: &[usize]) -> Result<Batch, String> {
+        let (place, facts, terms) = (&prep.place, &prep.facts, &prep.terms);
+        let disjuncts: Vec<&Term> = live.iter().map(|&j| &prep.defining[j]).collect();
         // the members' instances stay asserted, each under its member's
         // selector (assumed only while the member lives): later batches
         // reuse them
@@ -611,6 +680,16 @@ impl<'a> Houdini<'a> {
                 continue;
             }
             let selector = Term::var(&format!("houdini!{k}"), Sort::Bool);
+            // instances over a superset of these terms at this location are
+            // asserted already (a batch shrinks as its pre-images drop)
+            let done = self.instantiated.entry((k, place.clone())).or_default();
+            if terms.iter().all(|t| done.0.contains(t)) {
+                if done.1 {
+                    selectors.push((selector, k));
+                }
+                continue;
+            }
+            done.0.extend(terms.iter().cloned());
             let mut any = false;
             for map in all_maps(&m.vars, &terms) {
                 let lits: Vec<Term> = m.lits.iter().map(|l| substitute(l, &map)).collect();
@@ -621,34 +700,36 @@ impl<'a> Houdini<'a> {
                 let images: Vec<Term> = m.vars.iter().map(|v| map[v].clone()).collect();
                 // the member speaks of distinct variables only
                 let clause = Term::or([Term::distinct(&images).not(), Term::and(lits).not()]);
-                if self.asserted.insert((k, clause.clone())) {
+                if self.asserted.insert((place.clone(), k, clause.clone())) {
                     fresh.push(Term::implies(&selector, &clause));
                 }
             }
             if any {
+                self.instantiated.entry((k, place.clone())).or_default().1 = true;
                 selectors.push((selector, k));
             }
         }
+        let left = self.left();
+        let solver = self.solvers.get_mut(place).expect("prepared");
         if !fresh.is_empty() {
-            self.solver.assert(&Term::and(fresh));
+            solver.assert(&Term::and(fresh));
         }
         self.stats.calls_fixpoint += 1;
         let t0 = Instant::now();
-        let left = self.left();
-        smt::limit_to(self.solver.as_mut(), left);
-        self.solver.push();
-        self.solver.assert(&Term::and(parts));
+        smt::limit_to(solver.as_mut(), left);
+        solver.push();
+        solver.assert(&Term::or(disjuncts.iter().map(|d| (*d).clone())));
         let assumed: Vec<Term> = selectors.iter().map(|(s, _)| s.clone()).collect();
-        let r = self.solver.check_assuming(&assumed);
+        let r = solver.check_assuming(&assumed);
         let out = match r {
             SatResult::Unsat => {
-                let core = self.solver.unsat_core();
+                let core = solver.unsat_core();
                 Ok(Batch::Covered(selectors.into_iter().filter(|(s, _)| core.contains(s)).map(|(_, k)| k).collect()))
             }
-            SatResult::Sat => Ok(Batch::Violated((0..batch.len()).filter(|&j| self.solver.value(&disjuncts[j]).and_then(|v| v.as_bool()) == Some(true)).collect())),
+            SatResult::Sat => Ok(Batch::Violated(live.iter().copied().filter(|&j| solver.value(&prep.defining[j]).and_then(|v| v.as_bool()) == Some(true)).collect())),
             SatResult::Unknown(why) => Err(why),
         };
-        self.solver.pop();
+        solver.pop();
         self.stats.t_fixpoint += t0.elapsed();
         out
     }
@@ -679,7 +760,7 @@ impl<'a> Houdini<'a> {
             return Err(format!("too many candidates ({}) survive sampling", cubes.len()));
         }
         if self.debug {
-            eprintln!("houdini: {} candidates, {} after sampling ({:.2}s)", self.counts.0, self.counts.1, self.start.elapsed().as_secs_f64());
+            eprintln!("houdini: {} candidates, {} after sampling {} steps ({:.2}s)", self.counts.0, self.counts.1, self.counts.3, self.start.elapsed().as_secs_f64());
         }
         for q in self.sys.unsafe_.clone() {
             for c in Cube::normalize(&q.vars, &q.lits) {
@@ -701,7 +782,6 @@ impl<'a> Houdini<'a> {
         // location by location, checked together; a counter-model drops the
         // members whose pre-images it satisfies (or, for unsafe and backward
         // cubes, adds those pre-images), until a round drops nothing
-        let control = crate::abstraction::control_variable(self.sys).map(|k| self.sys.vars[k].term.clone());
         let mut pre_cache: HashMap<usize, Vec<Cube>> = HashMap::new();
         let mut backward = 0;
         loop {
@@ -716,22 +796,22 @@ impl<'a> Houdini<'a> {
                     pre_cache.insert(k, p);
                 }
                 for p in &pre_cache[&k] {
-                    let at: Vec<String> = p.lits.iter().filter(|l| control.as_ref().is_some_and(|c| free_vars(l).contains(c))).map(|l| l.to_string()).collect();
-                    batches.entry(at.join(" ")).or_default().push((k, p.clone()));
+                    batches.entry(self.place(p)).or_default().push((k, p.clone()));
                 }
             }
             let mut changed = false;
             for (_, batch) in batches {
+                let prep = self.prepare(&batch);
                 loop {
                     if self.timed_out() {
                         return Ok(Outcome::Unknown("timeout".into()));
                     }
-                    let live: Vec<(usize, Cube)> = batch.iter().filter(|(k, _)| self.members[*k].alive).cloned().collect();
+                    let live: Vec<usize> = (0..batch.len()).filter(|&j| self.members[batch[j].0].alive).collect();
                     if live.is_empty() {
                         break;
                     }
                     self.stats.expanded += 1;
-                    match self.check_batch(&live)? {
+                    match self.check_batch(&prep, &live)? {
                         Batch::Covered(_) => {
                             self.stats.covered += live.len();
                             break;
@@ -739,7 +819,7 @@ impl<'a> Houdini<'a> {
                         Batch::Violated(js) => {
                             changed = true;
                             for j in js {
-                                let (k, p) = &live[j];
+                                let (k, p) = &batch[j];
                                 if self.members[*k].mandatory {
                                     // a step of backward reachability
                                     if backward >= MAX_BACKWARD {
@@ -777,7 +857,8 @@ impl<'a> Houdini<'a> {
                 if self.timed_out() {
                     return Ok(Outcome::Unknown("timeout".into()));
                 }
-                let core = match self.check_batch(&[(k, p)])? {
+                let prep = self.prepare(&[(k, p)]);
+                let core = match self.check_batch(&prep, &[0])? {
                     Batch::Covered(core) => core,
                     Batch::Violated(_) => return Ok(Outcome::Unknown("a pre-image covered in its batch is not covered alone".into())),
                 };

@@ -385,22 +385,21 @@ fn run_once(set: &Setting, mode: Mode, seed: u64, spike: u64, limit: u64) -> Out
 }
 
 /// Reachable states by sampling: `runs` runs (the modes in turn, seeded
-/// by `seed`), each from a fresh initial state and up to `limit` steps
-/// (doubled every second run),
-/// show every state they pass through to `observe`, with the transition
-/// taken from it (states that accelerated self-loops jump over are not
-/// shown). Runs stop at the
-/// first unsafe state, at the deadline, or when one makes no choice;
-/// sampling stops when `observe` says so. Whether a run reached an unsafe
-/// state (sampling stops there: a forward execution will find it again).
-pub fn sample(sys: &System, prog: &Program, runs: usize, limit: u64, seed: u64, deadline: Option<Instant>, observe: &mut impl FnMut(&State, usize) -> bool) -> bool {
+/// by `seed`), each from a fresh initial state and up to `limit(r)` steps
+/// for run `r`, show every state they pass through to `observe`, with the
+/// transition taken from it (states that accelerated self-loops jump over
+/// are not shown). Runs stop at the first unsafe state, at the deadline,
+/// or when one makes no choice; sampling stops when `observe` says so.
+/// Whether a run reached an unsafe state (sampling stops there: a forward
+/// execution will find it again).
+pub fn sample(sys: &System, prog: &Program, runs: usize, seed: u64, deadline: Option<Instant>, limit: &mut impl FnMut(usize) -> u64, observe: &mut impl FnMut(&State, usize) -> bool) -> bool {
     let loops = accel::analyse(prog);
     let set = Setting { sys, prog, loops: &loops, deadline };
     for r in 0..runs {
         let mode = Mode::ALL[r % Mode::ALL.len()];
         let seed = seed.wrapping_add((r as u64).wrapping_mul(0x2545_f491_4f6c_dd1d));
         let mut ch = Chooser::new(mode, seed, &prog.constants, r as u64 / Mode::ALL.len() as u64);
-        let (end, _, _) = execute(&set, &mut ch, limit << (r / 2), observe);
+        let (end, _, _) = execute(&set, &mut ch, limit(r), observe);
         if matches!(end, End::Found(_)) {
             return true;
         }
