@@ -178,7 +178,7 @@ pub fn supported(sys: &System) -> Result<(), String> {
 /// Runs the chosen engine on `sys` and checks the answer.
 pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
     if opts.engine == Engine::Run {
-        return check_run(full, opts);
+        return check_run(full, opts, None);
     }
     let start = Instant::now();
     // programs: integer indices, transitions without process parameters
@@ -214,16 +214,18 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
         }
         // candidate invariants from templates, tested on executions and
         // kept while inductive: proofs that interpolants are slow to find
-        // (`∀z ∈ [i, j). a[m] ≤ a[z]`); they give up at once when a sampled
-        // execution reaches an unsafe state, which the glance then finds
+        // (`∀z ∈ [i, j). a[m] ≤ a[z]`); when a sampled execution reaches
+        // an unsafe state, forward execution repeats it and the replay
+        // checks it
         let guess = opts.timeout.map_or(Duration::from_secs(8), |t| (t / 4).min(Duration::from_secs(8)));
         let h = check_inner(full, &CheckOptions { timeout: Some(guess), engine: Engine::Houdini, ..opts.clone() }, program);
-        if h.verdict == Verdict::Safe {
+        let guessed_until_timeout = h.verdict == Verdict::Unknown("timeout".into());
+        if matches!(h.verdict, Verdict::Safe | Verdict::Unsafe) {
             let note = format!("portfolio: lazy undecided in {:.2}s; candidate invariants decided within {:.1}s", early.as_secs_f64(), guess.as_secs_f64());
             return found(h, &note);
         }
         let glance = opts.timeout.map_or(Duration::from_millis(500), |t| (t / 20).min(Duration::from_millis(500)));
-        let r0 = check_run(full, &CheckOptions { timeout: Some(glance), ..opts.clone() });
+        let r0 = check_run(full, &CheckOptions { timeout: Some(glance), ..opts.clone() }, None);
         if r0.verdict == Verdict::Unsafe {
             return found(r0, RUN);
         }
@@ -257,9 +259,19 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
             Some(t) => (t / 10).max(Duration::from_secs(3)).min(t / 2),
             None => Duration::from_secs(3),
         };
-        let first = check_run(full, &CheckOptions { timeout: Some(share), ..opts.clone() });
+        let first = check_run(full, &CheckOptions { timeout: Some(share), ..opts.clone() }, None);
         if first.verdict == Verdict::Unsafe {
             return found(first, RUN);
+        }
+        // candidate invariants again if they ran out of time, with half of
+        // what is left (two-variable candidates take longer: sortedness)
+        if guessed_until_timeout {
+            let late = opts.timeout.map_or(Duration::from_secs(30), |t| t.saturating_sub(start.elapsed()) / 2);
+            let h = check_inner(full, &CheckOptions { timeout: Some(late), engine: Engine::Houdini, ..opts.clone() }, program);
+            if matches!(h.verdict, Verdict::Safe | Verdict::Unsafe) {
+                let note = format!("portfolio: lazy and forward execution undecided; candidate invariants, given more time, decided within {:.1}s", late.as_secs_f64());
+                return found(h, &note);
+            }
         }
         // lazy abstraction gets half of what is left, execution the rest
         let left = opts.timeout.map(|t| t.saturating_sub(start.elapsed()) / 2);
@@ -267,7 +279,7 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
         r.notes.insert(0, format!("portfolio: {} undecided in {:.1}s, forward execution found no error in {:.2}s; then {}", r0.engine, quick.as_secs_f64(), first.time.as_secs_f64(), r.engine));
         let rest = opts.timeout.map(|t| t.saturating_sub(start.elapsed()));
         if matches!(&r.verdict, Verdict::Unknown(_)) && rest.is_none_or(|r| r > Duration::from_millis(500)) {
-            let again = check_run(full, &CheckOptions { timeout: rest, seed: opts.seed.wrapping_add(1_000_003), ..opts.clone() });
+            let again = check_run(full, &CheckOptions { timeout: rest, seed: opts.seed.wrapping_add(1_000_003), ..opts.clone() }, None);
             if again.verdict == Verdict::Unsafe {
                 return found(again, "engine: forward execution, after lazy abstraction gave up");
             }
@@ -442,6 +454,14 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
         };
         let mut h = crate::engine::houdini::Houdini::new(sys, hopts);
         let o = h.run();
+        if let Some(o) = h.unsafe_run {
+            // a bug: forward execution repeats the run, recorded, and the
+            // independent checker replays it
+            let mut r = check_run(full, &CheckOptions { timeout: opts.timeout.map(|t| t.saturating_sub(start.elapsed())), ..opts.clone() }, Some(o));
+            r.notes.insert(0, format!("candidate invariants: a sampled execution ({:?} values) reaches an unsafe state", o.mode));
+            r.time = start.elapsed();
+            return r;
+        }
         let (made, sampled, kept, _) = h.counts;
         houdini_note = Some(format!("candidate invariants: {made} from templates, {sampled} not violated by sampled executions, {kept} in the fixpoint"));
         earlier.absorb(&h.stats);
@@ -665,7 +685,7 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
 }
 
 /// Runs the forward engine on `sys` and replays what it finds; never SAFE.
-fn check_run(sys: &System, opts: &CheckOptions) -> CheckResult {
+fn check_run(sys: &System, opts: &CheckOptions, opening: Option<run::Opening>) -> CheckResult {
     let start = Instant::now();
     let mut res = CheckResult {
         verdict: Verdict::Unknown(String::new()),
@@ -687,6 +707,7 @@ fn check_run(sys: &System, opts: &CheckOptions) -> CheckResult {
         timeout: opts.timeout.map(|t| t.mul_f64(0.85)),
         max_steps: opts.max_steps.unwrap_or(DEFAULT_MAX_STEPS).max(1),
         seed: opts.seed,
+        opening,
     };
     let sum = match run::search(sys, &ropts) {
         Ok(s) => s,

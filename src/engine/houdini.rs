@@ -64,6 +64,8 @@ enum Atom {
     Cell(usize, Option<usize>, i64),
     /// An array slot read at the quantified variable.
     Z(usize),
+    /// An array slot read at the second quantified variable.
+    Z2(usize),
     /// An array slot read at the quantified variable, plus a scalar slot
     /// (or, `None`, plus the quantified variable).
     ZPlus(usize, Option<usize>),
@@ -87,6 +89,9 @@ struct Candidate {
     loc: Option<i64>,
     /// The range of the quantified variable, if any.
     range: Option<(Atom, Atom)>,
+    /// The range of a second quantified variable, if any, and whether it
+    /// is above the first (`∀z1 < z2 ∈ [lo, hi). a[z1] ≤ a[z2]`).
+    range2: Option<(Atom, Atom, bool)>,
     rel: Rel,
     lhs: Atom,
     rhs: Atom,
@@ -103,7 +108,7 @@ struct Vocabulary<'a> {
 }
 
 impl Vocabulary<'_> {
-    fn term(&self, a: Atom, z: &Term) -> Term {
+    fn term(&self, a: Atom, z: &Term, z2: &Term) -> Term {
         match a {
             Atom::Num(n) => Term::int(n),
             Atom::Scalar(s, o) => Term::add([self.prog.scalar_terms[s].clone(), Term::int(o)]),
@@ -112,6 +117,7 @@ impl Vocabulary<'_> {
                 Term::select(&self.array(arr), &[idx])
             }
             Atom::Z(arr) => Term::select(&self.array(arr), std::slice::from_ref(z)),
+            Atom::Z2(arr) => Term::select(&self.array(arr), std::slice::from_ref(z2)),
             Atom::ZPlus(arr, s) => Term::add([Term::select(&self.array(arr), std::slice::from_ref(z)), s.map_or(z.clone(), |s| self.prog.scalar_terms[s].clone())]),
             Atom::Index(o) => Term::add([z.clone(), Term::int(o)]),
         }
@@ -121,23 +127,35 @@ impl Vocabulary<'_> {
     }
     /// The cubes of a candidate (normalisation may split or drop it).
     fn cubes(&self, c: &Candidate) -> Vec<Cube> {
-        let z = zvar(0, &self.sys.index_sort());
+        let (z, z2) = (zvar(0, &self.sys.index_sort()), zvar(1, &self.sys.index_sort()));
+        let term = |a: Atom| self.term(a, &z, &z2);
         let mut lits = vec![];
         if let (Some(l), Some(pc)) = (c.loc, self.pc) {
             let v = &self.prog.scalar_terms[pc];
             lits.push(Term::eq(v, &Term::enum_const(v.sort().clone(), l)));
         }
         if let Some((lo, hi)) = c.range {
-            lits.push(Term::le(&self.term(lo, &z), &z));
-            lits.push(Term::lt(&z, &self.term(hi, &z)));
+            lits.push(Term::le(&term(lo), &z));
+            lits.push(Term::lt(&z, &term(hi)));
         }
-        let (a, b) = (self.term(c.lhs, &z), self.term(c.rhs, &z));
+        if let Some((lo, hi, above)) = c.range2 {
+            lits.push(Term::le(&term(lo), &z2));
+            lits.push(Term::lt(&z2, &term(hi)));
+            if above {
+                lits.push(Term::lt(&z, &z2));
+            }
+        }
+        let (a, b) = (term(c.lhs), term(c.rhs));
         lits.push(match c.rel {
             Rel::Lt => Term::lt(&a, &b),
             Rel::Le => Term::le(&a, &b),
             Rel::Ne => Term::eq(&a, &b).not(),
         });
-        let vars = if c.range.is_some() { vec![z] } else { vec![] };
+        let vars = match (c.range, c.range2) {
+            (None, _) => vec![],
+            (Some(_), None) => vec![z],
+            (Some(_), Some(_)) => vec![z, z2],
+        };
         Cube::normalize(&vars, &lits)
     }
 }
@@ -146,7 +164,7 @@ impl Vocabulary<'_> {
 /// step has read or written, the whole range of the array's initial
 /// values (the run so far does not depend on it, so each of them gives a
 /// reachable state); with whether it is such a free cell.
-fn value(a: Atom, st: &State, z: i64) -> Option<(i64, i64, Option<(usize, i64)>)> {
+fn value(a: Atom, st: &State, z: i64, z2: i64) -> Option<(i64, i64, Option<(usize, i64)>)> {
     let cell = |arr: usize, i: i64| {
         let (lo, hi) = st.arrays[arr].peek([i, 0]);
         (lo, hi, (lo < hi).then_some((arr, i)))
@@ -156,6 +174,7 @@ fn value(a: Atom, st: &State, z: i64) -> Option<(i64, i64, Option<(usize, i64)>)
         Atom::Scalar(s, o) => st.scalars[s].checked_add(o).map(|v| (v, v, None)),
         Atom::Cell(arr, s, o) => Some(cell(arr, s.map_or(0, |s| st.scalars[s]).checked_add(o)?)),
         Atom::Z(arr) => Some(cell(arr, z)),
+        Atom::Z2(arr) => Some(cell(arr, z2)),
         Atom::ZPlus(arr, s) => {
             let (lo, hi, free) = cell(arr, z);
             let v = s.map_or(z, |s| st.scalars[s]);
@@ -182,6 +201,13 @@ fn related(rel: Rel, a: Option<(i64, i64, Option<(usize, i64)>)>, b: Option<(i64
 /// Longest stretch of a range searched in one of the first states, at either end.
 const RANGE_CAP: i64 = 1 << 8;
 
+/// Longest stretch of each of two ranges searched for a pair, at either end.
+const PAIR_WINDOW: i64 = 12;
+
+/// Sampled states each location's candidates of two variables are
+/// evaluated on at most.
+const PAIR_LOOKS: u64 = 32;
+
 impl Candidate {
     /// Whether the state satisfies the cube (violates the candidate
     /// invariant); cells the run never fixed satisfy nothing.
@@ -191,17 +217,40 @@ impl Candidate {
                 return false;
             }
         }
-        match self.range {
-            None => related(self.rel, value(self.lhs, st, 0), value(self.rhs, st, 0)),
-            Some((lo, hi)) => {
-                let exact = |a: Atom| value(a, st, 0).filter(|v| v.0 == v.1).map(|v| v.0);
+        let exact = |a: Atom| value(a, st, 0, 0).filter(|v| v.0 == v.1).map(|v| v.0);
+        // the ends of a range, up to `window` positions each
+        let ends = |lo: i64, hi: i64, window: i64| {
+            let mid = lo.saturating_add(window).min(hi);
+            (lo..mid).chain(hi.saturating_sub(window).max(mid)..hi)
+        };
+        match (self.range, self.range2) {
+            (None, _) => related(self.rel, value(self.lhs, st, 0, 0), value(self.rhs, st, 0, 0)),
+            (Some((lo, hi)), None) => {
                 let (Some(lo), Some(hi)) = (exact(lo), exact(hi)) else { return false };
                 if lo < hi {
                     self.seen = true;
                 }
-                let mid = lo.saturating_add(window).min(hi);
-                let at = |z: i64| related(self.rel, value(self.lhs, st, z), value(self.rhs, st, z));
-                (lo..mid).any(at) || (hi.saturating_sub(window).max(mid)..hi).any(at)
+                ends(lo, hi, window).any(|z| related(self.rel, value(self.lhs, st, z, 0), value(self.rhs, st, z, 0)))
+            }
+            (Some((lo, hi)), Some((lo2, hi2, above))) => {
+                let (Some(lo), Some(hi), Some(lo2), Some(hi2)) = (exact(lo), exact(hi), exact(lo2), exact(hi2)) else { return false };
+                // (pairs: a short stretch at first, then shorter)
+                let window = if window >= RANGE_CAP { PAIR_WINDOW } else { PAIR_WINDOW / 3 };
+                let mut any = false;
+                for z in ends(lo, hi, window) {
+                    for z2 in ends(lo2, hi2, window) {
+                        if above && z >= z2 {
+                            continue;
+                        }
+                        any = true;
+                        if related(self.rel, value(self.lhs, st, z, z2), value(self.rhs, st, z, z2)) {
+                            self.seen = true;
+                            return true;
+                        }
+                    }
+                }
+                self.seen |= any;
+                false
             }
         }
     }
@@ -271,7 +320,7 @@ fn candidates(voc: &Vocabulary) -> Vec<Candidate> {
         }
         None => vec![None],
     };
-    let mut shapes: Vec<(Option<(Atom, Atom)>, Rel, Atom, Atom)> = vec![];
+    let mut shapes: Vec<(Option<(Atom, Atom)>, Option<(Atom, Atom, bool)>, Rel, Atom, Atom)> = vec![];
     // comparisons between scalars and with literals
     let mut against: Vec<Atom> = ints.iter().map(|&s| Atom::Scalar(s, 0)).collect();
     against.extend(nums.iter().map(|&n| Atom::Num(n)));
@@ -281,8 +330,8 @@ fn candidates(voc: &Vocabulary) -> Vec<Candidate> {
                 continue;
             }
             for rel in [Rel::Lt, Rel::Le] {
-                shapes.push((None, rel, Atom::Scalar(x, 0), t));
-                shapes.push((None, rel, t, Atom::Scalar(x, 0)));
+                shapes.push((None, None, rel, Atom::Scalar(x, 0), t));
+                shapes.push((None, None, rel, t, Atom::Scalar(x, 0)));
             }
         }
     }
@@ -292,7 +341,7 @@ fn candidates(voc: &Vocabulary) -> Vec<Candidate> {
     for &a in &arrays {
         for &(s, o) in &places {
             for &v in &vals {
-                shapes.push((None, Rel::Ne, Atom::Cell(a, s, o), Atom::Num(v)));
+                shapes.push((None, None, Rel::Ne, Atom::Cell(a, s, o), Atom::Num(v)));
             }
         }
     }
@@ -340,17 +389,45 @@ fn candidates(voc: &Vocabulary) -> Vec<Candidate> {
                 continue;
             }
             for &(rel, l, r) in &rels {
-                shapes.push((Some((lo, hi)), rel, l, r));
+                shapes.push((Some((lo, hi)), None, rel, l, r));
+            }
+            // two variables: a sorted range (`∀z1 < z2 ∈ [lo, hi). a[z1] ≤ a[z2]`)
+            for &a in &arrays {
+                shapes.push((Some((lo, hi)), Some((lo, hi, true)), Rel::Lt, Atom::Z2(a), Atom::Z(a)));
+            }
+        }
+    }
+    // two variables: a range split at an index scalar, no element on the
+    // left above one on the right (`∀z1 ∈ [0, i), z2 ∈ [i, n). a[z1] ≤ a[z2]`)
+    for lo in nums.iter().filter(|n| **n >= 0).map(|&n| Atom::Num(n)) {
+        for m in idx.iter().flat_map(|&s| [Atom::Scalar(s, 0), Atom::Scalar(s, 1)]) {
+            for &hi in &his {
+                if matches!((m, hi), (Atom::Scalar(a, _), Atom::Scalar(b, _)) if a == b) {
+                    continue;
+                }
+                for &a in &arrays {
+                    shapes.push((Some((lo, m)), Some((m, hi, false)), Rel::Lt, Atom::Z2(a), Atom::Z(a)));
+                }
             }
         }
     }
     let mut out = vec![];
     for &loc in &locs {
-        for &(range, rel, lhs, rhs) in &shapes {
-            out.push(Candidate { loc, range, rel, lhs, rhs, seen: false });
+        for &(range, range2, rel, lhs, rhs) in &shapes {
+            out.push(Candidate { loc, range, range2, rel, lhs, rhs, seen: false });
         }
     }
     out
+}
+
+/// Why a solver call gave no answer: the time limit, when (about) at its
+/// end, else what the solver says.
+fn unknown(why: String, deadline: Option<Instant>) -> String {
+    if deadline.is_some_and(|d| Instant::now() + Duration::from_millis(100) >= d) {
+        "timeout".into()
+    } else {
+        why
+    }
 }
 
 /// One cube of the fixpoint.
@@ -407,16 +484,22 @@ pub struct Houdini<'a> {
     instantiated: HashMap<(usize, String), (HashSet<Term>, bool)>,
     /// The solvers of the fixpoint checks, by place.
     solvers: HashMap<String, Box<dyn Solver>>,
+    /// The sampled execution that reached an unsafe state, if one did.
+    pub unsafe_run: Option<crate::engine::run::Opening>,
 }
 
 /// Sampled states each location's candidates are evaluated on at most.
 const MAX_LOOKS: u64 = 256;
 
+/// Sampled executions at most: every mode of choosing values, then
+/// spikes at the second choice.
+const SAMPLED_RUNS: usize = 12;
+
 /// Steps of the first sampled execution.
 const FIRST_RUN: u64 = 1 << 18;
 
 /// Steps of sampled executions without a new location or a violated
-/// candidate after which sampling stops.
+/// candidate after which the run ends (and later runs grow no longer).
 const STALE_STEPS: u64 = 1 << 21;
 
 /// Candidates generated at most (else the vocabulary is too large to guess in).
@@ -432,7 +515,12 @@ impl<'a> Houdini<'a> {
     /// A search over `sys`.
     pub fn new(sys: &'a System, opts: Options) -> Self {
         let solver = smt::solver(opts.backend);
-        Houdini { sys, opts, solver, members: vec![], start: Instant::now(), stats: Stats::default(), counts: (0, 0, 0, 0), debug: std::env::var_os("ARRAX_DEBUG").is_some(), asserted: HashSet::new(), defined: HashMap::new(), instantiated: HashMap::new(), solvers: HashMap::new() }
+        Houdini { sys, opts, solver, members: vec![], start: Instant::now(), stats: Stats::default(), counts: (0, 0, 0, 0), debug: std::env::var_os("ARRAX_DEBUG").is_some(), asserted: HashSet::new(), defined: HashMap::new(), instantiated: HashMap::new(), solvers: HashMap::new(), unsafe_run: None }
+    }
+
+    /// When the time limit ends, if there is one.
+    fn deadline(&self) -> Option<Instant> {
+        self.opts.timeout.map(|t| self.start + t)
     }
 
     fn timed_out(&self) -> bool {
@@ -450,8 +538,10 @@ impl<'a> Houdini<'a> {
         self.members.len() - 1
     }
 
-    /// The candidates that survive sampled executions, as cubes.
-    fn sampled(&mut self) -> Result<Vec<Cube>, String> {
+    /// The candidates that survive sampled executions, as cubes: those of
+    /// one quantified variable at most at visited locations, and the
+    /// others (of two variables, or at locations never visited).
+    fn sampled(&mut self) -> Result<(Vec<Cube>, Vec<Cube>), String> {
         let sys = self.sys;
         let prog = crate::exec::compile(sys).map_err(|u| u.0)?;
         let control = crate::abstraction::control_variable(sys);
@@ -485,19 +575,22 @@ impl<'a> Houdini<'a> {
             })
             .collect();
         let mut entered = true;
-        // sampling ends after many steps that taught nothing
         let (steps, mut progress) = (Cell::new(0u64), 0u64);
         // runs as long as twice the deepest first visit to a location so
         // far, and slowly longer (locations behind long loops)
-        let (started, deepest) = (Cell::new(0u64), Cell::new(0u64));
+        // (after many steps that taught nothing, the run ends and the rest
+        // are only as long as twice the deepest first visit)
+        let (started, deepest, stale) = (Cell::new(0u64), Cell::new(0u64), Cell::new(false));
         let mut limit = |r: usize| {
             started.set(steps.get());
-            (2 * deepest.get()).max(FIRST_RUN << (r / 3))
+            let growth = if stale.get() { 0 } else { r / 3 };
+            (2 * deepest.get()).max(FIRST_RUN << growth)
         };
         let mut observe = |st: &State, taken: usize| {
             steps.set(steps.get() + 1);
             let steps = steps.get();
-            if steps - progress > STALE_STEPS {
+            if !stale.get() && steps - progress > STALE_STEPS {
+                stale.set(true);
                 return false;
             }
             let at = pc.map_or(0, |p| (st.scalars[p] - base) as usize);
@@ -520,31 +613,87 @@ impl<'a> Houdini<'a> {
             }
             // whole ranges (up to a bound) at first, then their ends
             let window = if *looks <= 8 { RANGE_CAP } else { 16 };
+            // (pairs, costlier, only on the first looks once their ranges
+            // were seen non-empty)
+            let pairs = *looks <= PAIR_LOOKS;
             let before = by_loc[at].len();
-            by_loc[at].retain_mut(|c| !c.violated(st, pc, window));
+            by_loc[at].retain_mut(|c| !(pairs || c.range2.is_none() || !c.seen) || !c.violated(st, pc, window));
             if by_loc[at].len() < before {
                 progress = steps;
             }
             true
         };
-        let reached = crate::engine::run::sample(sys, &prog, 10, 0x5eed, deadline, &mut limit, &mut observe);
+        let reached = crate::engine::run::sample(sys, &prog, SAMPLED_RUNS, 0x5eed, deadline, &mut limit, &mut observe);
         self.counts.3 = steps.get();
-        if reached {
+        if reached.is_some() {
+            self.unsafe_run = reached;
             return Err("a sampled execution reaches an unsafe state".into());
         }
-        // a location never visited keeps only the candidate that it is unreachable
+        // a location never visited: the candidates that hold where its
+        // entries come from (and its own comparisons of scalars), or that
+        // it is unreachable
+        if let Some(p) = pc {
+            let pcv = &prog.scalar_terms[p];
+            let slot_of = |t: &Term| match t.op() {
+                Op::EnumConst(l) => Some(slot(Some(*l))),
+                _ => None,
+            };
+            let edges: Vec<(usize, usize)> = sys
+                .transitions
+                .iter()
+                .filter_map(|t| {
+                    let from = slot_of(&crate::abstraction::location_test(&t.guard, pcv)?)?;
+                    let to = match t.updates.iter().find(|u| sys.vars[u.var].term == *pcv) {
+                        Some(u) => slot_of(&u.value)?,
+                        None => from,
+                    };
+                    Some((from, to))
+                })
+                .collect();
+            let shape = |c: &Candidate| (c.range, c.range2, c.rel, c.lhs, c.rhs);
+            let kept = |at: usize, c: &Candidate| visits[at] > 0 && (c.range.is_none() || c.seen);
+            let mut seeded: Vec<HashSet<(Option<(Atom, Atom)>, Option<(Atom, Atom, bool)>, Rel, Atom, Atom)>> = vec![HashSet::new(); places];
+            for (at, cs) in by_loc.iter().enumerate() {
+                if visits[at] == 0 {
+                    let scalar = |a: Atom| matches!(a, Atom::Num(_) | Atom::Scalar(..));
+                    seeded[at].extend(cs.iter().filter(|c| c.range.is_none() && scalar(c.lhs) && scalar(c.rhs)).map(shape));
+                }
+            }
+            let mut changed = true;
+            while changed {
+                changed = false;
+                for &(from, to) in &edges {
+                    if from == to || visits[to] > 0 {
+                        continue;
+                    }
+                    let incoming: Vec<_> = if visits[from] > 0 { by_loc[from].iter().filter(|c| kept(from, c)).map(shape).collect() } else { seeded[from].iter().copied().collect() };
+                    for sh in incoming {
+                        changed |= seeded[to].insert(sh);
+                    }
+                }
+            }
+            for (at, shapes) in seeded.into_iter().enumerate() {
+                if visits[at] == 0 {
+                    let loc = Some(base + at as i64);
+                    by_loc[at] = shapes.into_iter().map(|(range, range2, rel, lhs, rhs)| Candidate { loc, range, range2, rel, lhs, rhs, seen: true }).collect();
+                }
+            }
+        }
+        // the first attempt's candidates, and those the second adds (of two
+        // variables, or at locations never visited)
         let mut cubes = vec![];
+        let mut more = vec![];
         let mut seen = HashSet::new();
         for (at, cs) in by_loc.into_iter().enumerate() {
             let visited = visits[at] > 0;
             let loc = pc.map(|_| base + at as i64);
             for c in cs {
-                if !visited || (c.range.is_some() && !c.seen) {
+                if c.range.is_some() && !c.seen {
                     continue;
                 }
                 for cube in voc.cubes(&c) {
                     if seen.insert(cube.key()) {
-                        cubes.push(cube);
+                        if c.range2.is_some() || !visited { &mut more } else { &mut cubes }.push(cube);
                     }
                 }
             }
@@ -568,8 +717,8 @@ impl<'a> Houdini<'a> {
                 }
             }
         }
-        self.counts.1 = cubes.len();
-        Ok(cubes)
+        self.counts.1 = cubes.len() + more.len();
+        Ok((cubes, more))
     }
 
     /// The cubes that do not meet the initial states: checked together,
@@ -606,7 +755,7 @@ impl<'a> Houdini<'a> {
                     });
                 }
                 SatResult::Sat => return Err("no cube holds in the model of their disjunction".into()),
-                SatResult::Unknown(why) => return Err(why),
+                SatResult::Unknown(why) => return Err(unknown(why, self.deadline())),
             }
         }
     }
@@ -710,6 +859,7 @@ impl<'a> Houdini<'a> {
             }
         }
         let left = self.left();
+        let deadline = self.deadline();
         let solver = self.solvers.get_mut(place).expect("prepared");
         if !fresh.is_empty() {
             solver.assert(&Term::and(fresh));
@@ -727,7 +877,7 @@ impl<'a> Houdini<'a> {
                 Ok(Batch::Covered(selectors.into_iter().filter(|(s, _)| core.contains(s)).map(|(_, k)| k).collect()))
             }
             SatResult::Sat => Ok(Batch::Violated(live.iter().copied().filter(|&j| solver.value(&prep.defining[j]).and_then(|v| v.as_bool()) == Some(true)).collect())),
-            SatResult::Unknown(why) => Err(why),
+            SatResult::Unknown(why) => Err(unknown(why, deadline)),
         };
         solver.pop();
         self.stats.t_fixpoint += t0.elapsed();
@@ -754,13 +904,35 @@ impl<'a> Houdini<'a> {
         }
     }
 
+    /// Samples, then runs the fixpoint on the candidates of one quantified
+    /// variable at most at visited locations, then, if they prove nothing,
+    /// with the others added.
     fn search(&mut self) -> Result<Outcome, String> {
-        let cubes = self.sampled()?;
-        if cubes.len() > MAX_SURVIVORS {
-            return Err(format!("too many candidates ({}) survive sampling", cubes.len()));
-        }
+        let (cubes, more) = self.sampled()?;
         if self.debug {
             eprintln!("houdini: {} candidates, {} after sampling {} steps ({:.2}s)", self.counts.0, self.counts.1, self.counts.3, self.start.elapsed().as_secs_f64());
+        }
+        let first = self.fixpoint(cubes);
+        if more.is_empty() || self.timed_out() || matches!(first, Ok(Outcome::Safe(_))) {
+            return first;
+        }
+        // a fresh start: the first attempt's solvers go, its survivors
+        // stay (those it dropped are not tried again)
+        let survivors: Vec<Cube> = self.members.iter().filter(|m| m.alive && !m.mandatory).map(|m| m.cube.clone()).collect();
+        self.members.clear();
+        self.asserted.clear();
+        self.defined.clear();
+        self.instantiated.clear();
+        self.solvers.clear();
+        self.solver = smt::solver(self.opts.backend);
+        self.fixpoint(survivors.into_iter().chain(more).collect())
+    }
+
+    /// Houdini's fixpoint over the candidates' cubes: the proof, or why
+    /// there is none.
+    fn fixpoint(&mut self, cubes: Vec<Cube>) -> Result<Outcome, String> {
+        if cubes.len() > MAX_SURVIVORS {
+            return Err(format!("too many candidates ({}) survive sampling", cubes.len()));
         }
         for q in self.sys.unsafe_.clone() {
             for c in Cube::normalize(&q.vars, &q.lits) {
@@ -823,6 +995,7 @@ impl<'a> Houdini<'a> {
                                 if self.members[*k].mandatory {
                                     // a step of backward reachability
                                     if backward >= MAX_BACKWARD {
+                                        if self.debug { eprintln!("houdini: uncovered pre-image of a mandatory cube: {p}"); }
                                         return Ok(Outcome::Unknown("the candidates do not cover the unsafe states' pre-images".into()));
                                     }
                                     if self.disjoint_from_initial(vec![p.clone()])?.is_empty() {

@@ -81,6 +81,8 @@ pub struct Options {
     pub max_steps: u64,
     /// The seed of the first run.
     pub seed: u64,
+    /// A run to make first (one that sampling saw reach an unsafe state).
+    pub opening: Option<Opening>,
 }
 
 /// An unsafe state reached.
@@ -384,30 +386,58 @@ fn run_once(set: &Setting, mode: Mode, seed: u64, spike: u64, limit: u64) -> Out
     Outcome { end, steps, accelerated, choices: ch.choices }
 }
 
-/// Reachable states by sampling: `runs` runs (the modes in turn, seeded
-/// by `seed`), each from a fresh initial state and up to `limit(r)` steps
-/// for run `r`, show every state they pass through to `observe`, with the
-/// transition taken from it (states that accelerated self-loops jump over
-/// are not shown). Runs stop at the first unsafe state, at the deadline,
-/// or when one makes no choice; sampling stops when `observe` says so.
-/// Whether a run reached an unsafe state (sampling stops there: a forward
-/// execution will find it again).
-pub fn sample(sys: &System, prog: &Program, runs: usize, seed: u64, deadline: Option<Instant>, limit: &mut impl FnMut(usize) -> u64, observe: &mut impl FnMut(&State, usize) -> bool) -> bool {
+/// One run of the forward engine: how it chooses values (mode, seed, the
+/// position of a spike) and for how many steps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Opening {
+    /// How values are chosen.
+    pub mode: Mode,
+    /// The random generator's seed.
+    pub seed: u64,
+    /// Which choice the spike modes make extreme.
+    pub spike: u64,
+    /// The step limit.
+    pub limit: u64,
+}
+
+/// The mode and spike position of sampled run `r`: every mode once with
+/// spikes at the first choice, then the spike modes at later choices
+/// (the second element of an array is as often special as the first).
+fn sampled_mode(r: usize) -> (Mode, u64) {
+    let n = Mode::ALL.len();
+    if r < n {
+        return (Mode::ALL[r], 0);
+    }
+    let spikes = [Mode::SpikeHigh, Mode::SpikeLow];
+    (spikes[(r - n) % 2], 1 + ((r - n) / 2) as u64)
+}
+
+/// Reachable states by sampling: `runs` runs (every mode in turn, then
+/// spikes at later positions, seeded by `seed`), each from a fresh initial
+/// state and up to `limit(r)` steps for run `r`, show every state they
+/// pass through to `observe`, with the transition taken from it (states
+/// that accelerated self-loops jump over are not shown; a run ends when
+/// `observe` says so). Sampling stops at the first unsafe state, at the
+/// deadline, or when a run makes no choice. The run that reached an unsafe
+/// state, if one did (sampling stops there: a forward execution repeats
+/// it, recorded, to be replayed).
+pub fn sample(sys: &System, prog: &Program, runs: usize, seed: u64, deadline: Option<Instant>, limit: &mut impl FnMut(usize) -> u64, observe: &mut impl FnMut(&State, usize) -> bool) -> Option<Opening> {
     let loops = accel::analyse(prog);
     let set = Setting { sys, prog, loops: &loops, deadline };
     for r in 0..runs {
-        let mode = Mode::ALL[r % Mode::ALL.len()];
+        let (mode, spike) = sampled_mode(r);
         let seed = seed.wrapping_add((r as u64).wrapping_mul(0x2545_f491_4f6c_dd1d));
-        let mut ch = Chooser::new(mode, seed, &prog.constants, r as u64 / Mode::ALL.len() as u64);
-        let (end, _, _) = execute(&set, &mut ch, limit(r), observe);
+        let mut ch = Chooser::new(mode, seed, &prog.constants, spike);
+        let limit = limit(r);
+        let (end, _, _) = execute(&set, &mut ch, limit, observe);
         if matches!(end, End::Found(_)) {
-            return true;
+            return Some(Opening { mode, seed, spike, limit });
         }
         if ch.choices == 0 || matches!(end, End::Timeout) || deadline.is_some_and(|d| Instant::now() >= d) {
             break;
         }
     }
-    false
+    None
 }
 
 /// Executes from a fresh initial state with the chooser's values, up to
@@ -511,7 +541,7 @@ fn execute(set: &Setting, ch: &mut Chooser, limit: u64, observe: &mut impl FnMut
             break Err(End::Stuck);
         }
         if !observe(&st, pick) {
-            break Err(End::Timeout);
+            break Err(End::Limit);
         }
         if let Err(f) = apply(prog, pick, &mut st, ch, &mut chosen, &mut news, &mut writes) {
             break Err(End::Fault(f));
@@ -598,6 +628,17 @@ pub fn search(sys: &System, opts: &Options) -> Result<Summary, Unsupported> {
     // a run that made no choice is the only run there is
     let set = Setting { sys, prog: &prog, loops: &loops, deadline };
     let mut deterministic = false;
+    if let Some(o) = opts.opening {
+        let out = run_once(&set, o.mode, o.seed, o.spike, o.limit.min(opts.max_steps));
+        sum.runs += 1;
+        sum.steps += out.steps;
+        sum.accelerated += out.accelerated;
+        if let End::Found(execution) = out.end {
+            sum.found = Some(Found { execution, run: 0, mode: o.mode });
+            sum.time = start.elapsed();
+            return Ok(sum);
+        }
+    }
     let mut round = 0;
     loop {
         sum.limit = limit;
