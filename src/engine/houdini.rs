@@ -430,6 +430,61 @@ fn unknown(why: String, deadline: Option<Instant>) -> String {
     }
 }
 
+/// The shape of a candidate: all of it but its location.
+type Shape = (Option<(Atom, Atom)>, Option<(Atom, Atom, bool)>, Rel, Atom, Atom);
+
+/// Gives each location that no sampled state visited (`visits`, by slot)
+/// the candidates of the locations its entries come from — those that
+/// survived sampling there, or were given there in turn — and its own
+/// comparisons of scalars; `pc` is the control variable, `slot` maps its
+/// values to slots, the slot of `base + k` being `k`.
+fn seed_unvisited(sys: &System, pc: &Term, slot: &dyn Fn(i64) -> usize, base: i64, by_loc: &mut [Vec<Candidate>], visits: &[u64]) {
+    let slot_of = |t: &Term| match t.op() {
+        Op::EnumConst(l) => Some(slot(*l)),
+        _ => None,
+    };
+    let edges: Vec<(usize, usize)> = sys
+        .transitions
+        .iter()
+        .filter_map(|t| {
+            let from = slot_of(&crate::abstraction::location_test(&t.guard, pc)?)?;
+            let to = match t.updates.iter().find(|u| sys.vars[u.var].term == *pc) {
+                Some(u) => slot_of(&u.value)?,
+                None => from,
+            };
+            Some((from, to))
+        })
+        .collect();
+    let shape = |c: &Candidate| -> Shape { (c.range, c.range2, c.rel, c.lhs, c.rhs) };
+    let survived = |c: &&Candidate| c.range.is_none() || c.seen;
+    let scalar = |a: Atom| matches!(a, Atom::Num(_) | Atom::Scalar(..));
+    let mut seeded: Vec<HashSet<Shape>> = vec![HashSet::new(); by_loc.len()];
+    for (at, cs) in by_loc.iter().enumerate() {
+        if visits[at] == 0 {
+            seeded[at].extend(cs.iter().filter(|c| c.range.is_none() && scalar(c.lhs) && scalar(c.rhs)).map(shape));
+        }
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &(from, to) in &edges {
+            if from == to || from >= by_loc.len() || to >= by_loc.len() || visits[to] > 0 {
+                continue;
+            }
+            let incoming: Vec<Shape> = if visits[from] > 0 { by_loc[from].iter().filter(survived).map(shape).collect() } else { seeded[from].iter().copied().collect() };
+            for sh in incoming {
+                changed |= seeded[to].insert(sh);
+            }
+        }
+    }
+    for (at, shapes) in seeded.into_iter().enumerate() {
+        if visits[at] == 0 {
+            let loc = Some(base + at as i64);
+            by_loc[at] = shapes.into_iter().map(|(range, range2, rel, lhs, rhs)| Candidate { loc, range, range2, rel, lhs, rhs, seen: true }).collect();
+        }
+    }
+}
+
 /// One cube of the fixpoint.
 struct Member {
     cube: Cube,
@@ -633,51 +688,7 @@ impl<'a> Houdini<'a> {
         // entries come from (and its own comparisons of scalars), or that
         // it is unreachable
         if let Some(p) = pc {
-            let pcv = &prog.scalar_terms[p];
-            let slot_of = |t: &Term| match t.op() {
-                Op::EnumConst(l) => Some(slot(Some(*l))),
-                _ => None,
-            };
-            let edges: Vec<(usize, usize)> = sys
-                .transitions
-                .iter()
-                .filter_map(|t| {
-                    let from = slot_of(&crate::abstraction::location_test(&t.guard, pcv)?)?;
-                    let to = match t.updates.iter().find(|u| sys.vars[u.var].term == *pcv) {
-                        Some(u) => slot_of(&u.value)?,
-                        None => from,
-                    };
-                    Some((from, to))
-                })
-                .collect();
-            let shape = |c: &Candidate| (c.range, c.range2, c.rel, c.lhs, c.rhs);
-            let kept = |at: usize, c: &Candidate| visits[at] > 0 && (c.range.is_none() || c.seen);
-            let mut seeded: Vec<HashSet<(Option<(Atom, Atom)>, Option<(Atom, Atom, bool)>, Rel, Atom, Atom)>> = vec![HashSet::new(); places];
-            for (at, cs) in by_loc.iter().enumerate() {
-                if visits[at] == 0 {
-                    let scalar = |a: Atom| matches!(a, Atom::Num(_) | Atom::Scalar(..));
-                    seeded[at].extend(cs.iter().filter(|c| c.range.is_none() && scalar(c.lhs) && scalar(c.rhs)).map(shape));
-                }
-            }
-            let mut changed = true;
-            while changed {
-                changed = false;
-                for &(from, to) in &edges {
-                    if from == to || visits[to] > 0 {
-                        continue;
-                    }
-                    let incoming: Vec<_> = if visits[from] > 0 { by_loc[from].iter().filter(|c| kept(from, c)).map(shape).collect() } else { seeded[from].iter().copied().collect() };
-                    for sh in incoming {
-                        changed |= seeded[to].insert(sh);
-                    }
-                }
-            }
-            for (at, shapes) in seeded.into_iter().enumerate() {
-                if visits[at] == 0 {
-                    let loc = Some(base + at as i64);
-                    by_loc[at] = shapes.into_iter().map(|(range, range2, rel, lhs, rhs)| Candidate { loc, range, range2, rel, lhs, rhs, seen: true }).collect();
-                }
-            }
+            seed_unvisited(sys, &prog.scalar_terms[p], &|l| slot(Some(l)), base, &mut by_loc, &visits);
         }
         // the first attempt's candidates, and those the second adds (of two
         // variables, or at locations never visited)
