@@ -236,7 +236,8 @@ fn candidate_invariants_find_the_minimum_so_far() {
 /// running_max.c needs sortedness, `∀z1 < z2 < i. a[z1] ≤ a[z2]`: a
 /// candidate of two quantified variables, which the templates propose when
 /// those of one prove nothing; and after the loop, at locations sampling
-/// never reaches, the same fact over the whole array.
+/// never reaches, the same fact over the whole array. bubble_sort.c needs
+/// it under a flag.
 #[test]
 fn candidate_invariants_find_sortedness() {
     let parsed = parse_file(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/running_max.c")).unwrap();
@@ -247,6 +248,13 @@ fn candidate_invariants_find_sortedness() {
     let proof = r.proof.as_ref().unwrap();
     let sorted: Vec<String> = proof.invariant.iter().filter(|c| c.vars.len() == 2).map(|c| c.to_string()).collect();
     assert!(sorted.iter().any(|c| c.contains("(< (select a z2) (select a z1))") && c.contains("(< z1 z2)")), "{sorted:?}");
+    // bubble_sort.c: sorted only once a pass swapped nothing (`done = 1`)
+    let parsed = parse_file(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/bubble_sort.c")).unwrap();
+    let r = check(&parsed.system, &opts);
+    assert_eq!(r.verdict, Verdict::Safe, "{:?}", r.notes);
+    assert!(matches!(r.certification, Certification::Certified(_)), "{:?}", r.certification);
+    let sorted: Vec<String> = r.proof.as_ref().unwrap().invariant.iter().filter(|c| c.vars.len() == 2).map(|c| c.to_string()).collect();
+    assert!(sorted.iter().any(|c| c.contains("(< (select a z2) (select a z1))") && c.contains("(= done 1)")), "{sorted:?}");
 }
 
 /// Candidate invariants answer a buggy program only with a bug that one of

@@ -92,6 +92,9 @@ struct Candidate {
     /// The range of a second quantified variable, if any, and whether it
     /// is above the first (`∀z1 < z2 ∈ [lo, hi). a[z1] ≤ a[z2]`).
     range2: Option<(Atom, Atom, bool)>,
+    /// A scalar slot and a value: the candidate speaks only of states where
+    /// the scalar has it (`swapped = 0 → sorted`).
+    cond: Option<(usize, i64)>,
     rel: Rel,
     lhs: Atom,
     rhs: Atom,
@@ -137,6 +140,9 @@ impl Vocabulary<'_> {
         if let Some((lo, hi)) = c.range {
             lits.push(Term::le(&term(lo), &z));
             lits.push(Term::lt(&z, &term(hi)));
+        }
+        if let Some((s, v)) = c.cond {
+            lits.push(Term::eq(&self.prog.scalar_terms[s], &Term::int(v)));
         }
         if let Some((lo, hi, above)) = c.range2 {
             lits.push(Term::le(&term(lo), &z2));
@@ -214,6 +220,11 @@ impl Candidate {
     fn violated(&mut self, st: &State, pc: Option<usize>, window: i64) -> bool {
         if let (Some(l), Some(pc)) = (self.loc, pc) {
             if st.scalars[pc] != l {
+                return false;
+            }
+        }
+        if let Some((s, v)) = self.cond {
+            if st.scalars[s] != v {
                 return false;
             }
         }
@@ -306,6 +317,7 @@ fn candidates(voc: &Vocabulary) -> Vec<Candidate> {
     let idx: Vec<usize> = ints.iter().copied().filter(|&s| used.contains(&prog.scalar_terms[s])).collect();
     // scalars never used as indices: values
     let values: Vec<usize> = ints.iter().copied().filter(|s| !idx.contains(s)).collect();
+    let flags: Vec<(usize, i64)> = values.iter().flat_map(|&s| [(s, 0), (s, 1)]).collect();
     // one-dimensional arrays of integers indexed by integers
     let arrays: Vec<usize> = (0..prog.array_vars.len())
         .filter(|&a| {
@@ -320,7 +332,7 @@ fn candidates(voc: &Vocabulary) -> Vec<Candidate> {
         }
         None => vec![None],
     };
-    let mut shapes: Vec<(Option<(Atom, Atom)>, Option<(Atom, Atom, bool)>, Rel, Atom, Atom)> = vec![];
+    let mut shapes: Vec<Shape> = vec![];
     // comparisons between scalars and with literals
     let mut against: Vec<Atom> = ints.iter().map(|&s| Atom::Scalar(s, 0)).collect();
     against.extend(nums.iter().map(|&n| Atom::Num(n)));
@@ -330,8 +342,8 @@ fn candidates(voc: &Vocabulary) -> Vec<Candidate> {
                 continue;
             }
             for rel in [Rel::Lt, Rel::Le] {
-                shapes.push((None, None, rel, Atom::Scalar(x, 0), t));
-                shapes.push((None, None, rel, t, Atom::Scalar(x, 0)));
+                shapes.push((None, None, None, rel, Atom::Scalar(x, 0), t));
+                shapes.push((None, None, None, rel, t, Atom::Scalar(x, 0)));
             }
         }
     }
@@ -341,7 +353,7 @@ fn candidates(voc: &Vocabulary) -> Vec<Candidate> {
     for &a in &arrays {
         for &(s, o) in &places {
             for &v in &vals {
-                shapes.push((None, None, Rel::Ne, Atom::Cell(a, s, o), Atom::Num(v)));
+                shapes.push((None, None, None, Rel::Ne, Atom::Cell(a, s, o), Atom::Num(v)));
             }
         }
     }
@@ -389,11 +401,14 @@ fn candidates(voc: &Vocabulary) -> Vec<Candidate> {
                 continue;
             }
             for &(rel, l, r) in &rels {
-                shapes.push((Some((lo, hi)), None, rel, l, r));
+                shapes.push((Some((lo, hi)), None, None, rel, l, r));
             }
-            // two variables: a sorted range (`∀z1 < z2 ∈ [lo, hi). a[z1] ≤ a[z2]`)
+            // two variables: a sorted range (`∀z1 < z2 ∈ [lo, hi). a[z1] ≤ a[z2]`),
+            // also where a value scalar is 0 or 1 (a flag: `swapped = 0 → sorted`)
             for &a in &arrays {
-                shapes.push((Some((lo, hi)), Some((lo, hi, true)), Rel::Lt, Atom::Z2(a), Atom::Z(a)));
+                for cond in std::iter::once(None).chain(flags.iter().map(|&f| Some(f))) {
+                    shapes.push((Some((lo, hi)), Some((lo, hi, true)), cond, Rel::Lt, Atom::Z2(a), Atom::Z(a)));
+                }
             }
         }
     }
@@ -406,15 +421,15 @@ fn candidates(voc: &Vocabulary) -> Vec<Candidate> {
                     continue;
                 }
                 for &a in &arrays {
-                    shapes.push((Some((lo, m)), Some((m, hi, false)), Rel::Lt, Atom::Z2(a), Atom::Z(a)));
+                    shapes.push((Some((lo, m)), Some((m, hi, false)), None, Rel::Lt, Atom::Z2(a), Atom::Z(a)));
                 }
             }
         }
     }
     let mut out = vec![];
     for &loc in &locs {
-        for &(range, range2, rel, lhs, rhs) in &shapes {
-            out.push(Candidate { loc, range, range2, rel, lhs, rhs, seen: false });
+        for &(range, range2, cond, rel, lhs, rhs) in &shapes {
+            out.push(Candidate { loc, range, range2, cond, rel, lhs, rhs, seen: false });
         }
     }
     out
@@ -431,7 +446,7 @@ fn unknown(why: String, deadline: Option<Instant>) -> String {
 }
 
 /// The shape of a candidate: all of it but its location.
-type Shape = (Option<(Atom, Atom)>, Option<(Atom, Atom, bool)>, Rel, Atom, Atom);
+type Shape = (Option<(Atom, Atom)>, Option<(Atom, Atom, bool)>, Option<(usize, i64)>, Rel, Atom, Atom);
 
 /// Gives each location that no sampled state visited (`visits`, by slot)
 /// the candidates of the locations its entries come from — those that
@@ -455,7 +470,7 @@ fn seed_unvisited(sys: &System, pc: &Term, slot: &dyn Fn(i64) -> usize, base: i6
             Some((from, to))
         })
         .collect();
-    let shape = |c: &Candidate| -> Shape { (c.range, c.range2, c.rel, c.lhs, c.rhs) };
+    let shape = |c: &Candidate| -> Shape { (c.range, c.range2, c.cond, c.rel, c.lhs, c.rhs) };
     let survived = |c: &&Candidate| c.range.is_none() || c.seen;
     let scalar = |a: Atom| matches!(a, Atom::Num(_) | Atom::Scalar(..));
     let mut seeded: Vec<HashSet<Shape>> = vec![HashSet::new(); by_loc.len()];
@@ -480,7 +495,7 @@ fn seed_unvisited(sys: &System, pc: &Term, slot: &dyn Fn(i64) -> usize, base: i6
     for (at, shapes) in seeded.into_iter().enumerate() {
         if visits[at] == 0 {
             let loc = Some(base + at as i64);
-            by_loc[at] = shapes.into_iter().map(|(range, range2, rel, lhs, rhs)| Candidate { loc, range, range2, rel, lhs, rhs, seen: true }).collect();
+            by_loc[at] = shapes.into_iter().map(|(range, range2, cond, rel, lhs, rhs)| Candidate { loc, range, range2, cond, rel, lhs, rhs, seen: true }).collect();
         }
     }
 }
