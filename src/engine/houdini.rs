@@ -95,6 +95,9 @@ struct Candidate {
     /// A scalar slot and a value: the candidate speaks only of states where
     /// the scalar has it (`swapped = 0 → sorted`).
     cond: Option<(usize, i64)>,
+    /// A second relation at the same quantified variable, if any
+    /// (`∀z. a[z] ≥ 0 → b[z] = 1`: the cube `a[z] ≥ 0 ∧ b[z] ≠ 1`).
+    also: Option<(Rel, Atom, Atom)>,
     rel: Rel,
     lhs: Atom,
     rhs: Atom,
@@ -150,6 +153,14 @@ impl Vocabulary<'_> {
             if above {
                 lits.push(Term::lt(&z, &z2));
             }
+        }
+        let literal = |rel: Rel, a: Term, b: Term| match rel {
+            Rel::Lt => Term::lt(&a, &b),
+            Rel::Le => Term::le(&a, &b),
+            Rel::Ne => Term::eq(&a, &b).not(),
+        };
+        if let Some((rel, l, r)) = c.also {
+            lits.push(literal(rel, term(l), term(r)));
         }
         let (a, b) = (term(c.lhs), term(c.rhs));
         lits.push(match c.rel {
@@ -241,7 +252,8 @@ impl Candidate {
                 if lo < hi {
                     self.seen = true;
                 }
-                ends(lo, hi, window).any(|z| related(self.rel, value(self.lhs, st, z, 0), value(self.rhs, st, z, 0)))
+                let holds = |rel: Rel, l: Atom, r: Atom, z: i64| related(rel, value(l, st, z, 0), value(r, st, z, 0));
+                ends(lo, hi, window).any(|z| holds(self.rel, self.lhs, self.rhs, z) && self.also.is_none_or(|(rel, l, r)| holds(rel, l, r, z)))
             }
             (Some((lo, hi)), Some((lo2, hi2, above))) => {
                 let (Some(lo), Some(hi), Some(lo2), Some(hi2)) = (exact(lo), exact(hi), exact(lo2), exact(hi2)) else { return false };
@@ -342,8 +354,8 @@ fn candidates(voc: &Vocabulary) -> Vec<Candidate> {
                 continue;
             }
             for rel in [Rel::Lt, Rel::Le] {
-                shapes.push((None, None, None, rel, Atom::Scalar(x, 0), t));
-                shapes.push((None, None, None, rel, t, Atom::Scalar(x, 0)));
+                shapes.push((None, None, None, None, rel, Atom::Scalar(x, 0), t));
+                shapes.push((None, None, None, None, rel, t, Atom::Scalar(x, 0)));
             }
         }
     }
@@ -353,7 +365,7 @@ fn candidates(voc: &Vocabulary) -> Vec<Candidate> {
     for &a in &arrays {
         for &(s, o) in &places {
             for &v in &vals {
-                shapes.push((None, None, None, Rel::Ne, Atom::Cell(a, s, o), Atom::Num(v)));
+                shapes.push((None, None, None, None, Rel::Ne, Atom::Cell(a, s, o), Atom::Num(v)));
             }
         }
     }
@@ -390,6 +402,17 @@ fn candidates(voc: &Vocabulary) -> Vec<Candidate> {
         rels.extend([(Rel::Lt, Atom::Z(a), Atom::Index(0)), (Rel::Lt, Atom::Index(0), Atom::Z(a))]);
         rels.extend(vals.iter().map(|&v| (Rel::Ne, Atom::Z(a), Atom::Index(v))));
     }
+    // the sign of one array's element, and a 0 or 1 of another's
+    let mut pairs_of_rels: Vec<((Rel, Atom, Atom), Rel, Atom, Atom)> = vec![];
+    for &a in &arrays {
+        for &b in arrays.iter().filter(|&&b| b != a) {
+            for sign in [(Rel::Le, Atom::Num(0), Atom::Z(a)), (Rel::Lt, Atom::Z(a), Atom::Num(0))] {
+                for w in vals.iter().filter(|w| **w == 0 || **w == 1) {
+                    pairs_of_rels.push((sign, Rel::Ne, Atom::Z(b), Atom::Num(*w)));
+                }
+            }
+        }
+    }
     for &lo in &los {
         for &hi in &his {
             let same = match (lo, hi) {
@@ -401,13 +424,18 @@ fn candidates(voc: &Vocabulary) -> Vec<Candidate> {
                 continue;
             }
             for &(rel, l, r) in &rels {
-                shapes.push((Some((lo, hi)), None, None, rel, l, r));
+                shapes.push((Some((lo, hi)), None, None, None, rel, l, r));
+            }
+            // two relations at the same index: a sign of one array fixes
+            // a value of another (`∀z. a[z] ≥ 0 → b[z] = 1`)
+            for &(also, rel, l, r) in &pairs_of_rels {
+                shapes.push((Some((lo, hi)), None, None, Some(also), rel, l, r));
             }
             // two variables: a sorted range (`∀z1 < z2 ∈ [lo, hi). a[z1] ≤ a[z2]`),
             // also where a value scalar is 0 or 1 (a flag: `swapped = 0 → sorted`)
             for &a in &arrays {
                 for cond in std::iter::once(None).chain(flags.iter().map(|&f| Some(f))) {
-                    shapes.push((Some((lo, hi)), Some((lo, hi, true)), cond, Rel::Lt, Atom::Z2(a), Atom::Z(a)));
+                    shapes.push((Some((lo, hi)), Some((lo, hi, true)), cond, None, Rel::Lt, Atom::Z2(a), Atom::Z(a)));
                 }
             }
         }
@@ -421,15 +449,15 @@ fn candidates(voc: &Vocabulary) -> Vec<Candidate> {
                     continue;
                 }
                 for &a in &arrays {
-                    shapes.push((Some((lo, m)), Some((m, hi, false)), None, Rel::Lt, Atom::Z2(a), Atom::Z(a)));
+                    shapes.push((Some((lo, m)), Some((m, hi, false)), None, None, Rel::Lt, Atom::Z2(a), Atom::Z(a)));
                 }
             }
         }
     }
     let mut out = vec![];
     for &loc in &locs {
-        for &(range, range2, cond, rel, lhs, rhs) in &shapes {
-            out.push(Candidate { loc, range, range2, cond, rel, lhs, rhs, seen: false });
+        for &(range, range2, cond, also, rel, lhs, rhs) in &shapes {
+            out.push(Candidate { loc, range, range2, cond, also, rel, lhs, rhs, seen: false });
         }
     }
     out
@@ -446,7 +474,7 @@ fn unknown(why: String, deadline: Option<Instant>) -> String {
 }
 
 /// The shape of a candidate: all of it but its location.
-type Shape = (Option<(Atom, Atom)>, Option<(Atom, Atom, bool)>, Option<(usize, i64)>, Rel, Atom, Atom);
+type Shape = (Option<(Atom, Atom)>, Option<(Atom, Atom, bool)>, Option<(usize, i64)>, Option<(Rel, Atom, Atom)>, Rel, Atom, Atom);
 
 /// Gives each location that no sampled state visited (`visits`, by slot)
 /// the candidates of the locations its entries come from — those that
@@ -470,7 +498,7 @@ fn seed_unvisited(sys: &System, pc: &Term, slot: &dyn Fn(i64) -> usize, base: i6
             Some((from, to))
         })
         .collect();
-    let shape = |c: &Candidate| -> Shape { (c.range, c.range2, c.cond, c.rel, c.lhs, c.rhs) };
+    let shape = |c: &Candidate| -> Shape { (c.range, c.range2, c.cond, c.also, c.rel, c.lhs, c.rhs) };
     let survived = |c: &&Candidate| c.range.is_none() || c.seen;
     let scalar = |a: Atom| matches!(a, Atom::Num(_) | Atom::Scalar(..));
     let mut seeded: Vec<HashSet<Shape>> = vec![HashSet::new(); by_loc.len()];
@@ -495,7 +523,7 @@ fn seed_unvisited(sys: &System, pc: &Term, slot: &dyn Fn(i64) -> usize, base: i6
     for (at, shapes) in seeded.into_iter().enumerate() {
         if visits[at] == 0 {
             let loc = Some(base + at as i64);
-            by_loc[at] = shapes.into_iter().map(|(range, range2, cond, rel, lhs, rhs)| Candidate { loc, range, range2, cond, rel, lhs, rhs, seen: true }).collect();
+            by_loc[at] = shapes.into_iter().map(|(range, range2, cond, also, rel, lhs, rhs)| Candidate { loc, range, range2, cond, also, rel, lhs, rhs, seen: true }).collect();
         }
     }
 }
