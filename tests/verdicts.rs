@@ -217,17 +217,28 @@ fn an_instance_without_initial_states_proposes_the_empty_cube() {
     assert!(proof.invariant.iter().any(|c| c.lits.is_empty() && c.arity() == 2), "{:?}", proof.invariant);
 }
 
+/// Candidate invariants alone (`--engine houdini`) on a model of
+/// `models/`, with a time limit of `secs`.
+fn candidate_invariants(name: &str, secs: u64) -> arrax::driver::CheckResult {
+    let parsed = parse_file(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(name)).unwrap();
+    let opts = CheckOptions { engine: arrax::driver::Engine::Houdini, timeout: Some(std::time::Duration::from_secs(secs)), ..CheckOptions::default() };
+    check(&parsed.system, &opts)
+}
+
+/// The clauses of a certified SAFE answer's invariant with `vars`
+/// quantified variables (any number, `None`).
+fn certified_clauses(name: &str, r: &arrax::driver::CheckResult, vars: Option<usize>) -> Vec<String> {
+    assert_eq!(r.verdict, Verdict::Safe, "{name}: {:?}", r.notes);
+    assert!(matches!(r.certification, Certification::Certified(_)), "{name}: {:?}", r.certification);
+    r.proof.as_ref().unwrap().invariant.iter().filter(|c| vars.is_none_or(|n| c.vars.len() == n)).map(|c| c.to_string()).collect()
+}
+
 /// Candidate invariants alone: selection sort's proof needs "the minimum
 /// so far", `∀z ∈ [i, j). a[m] ≤ a[z]`, which the templates propose and
 /// the fixpoint keeps; the answer is certified by the other solver.
 #[test]
 fn candidate_invariants_find_the_minimum_so_far() {
-    let parsed = parse_file(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/selection_sort.c")).unwrap();
-    let opts = CheckOptions { engine: arrax::driver::Engine::Houdini, timeout: Some(std::time::Duration::from_secs(60)), ..CheckOptions::default() };
-    let r = check(&parsed.system, &opts);
-    assert_eq!(r.verdict, Verdict::Safe, "{:?}", r.notes);
-    assert!(matches!(r.certification, Certification::Certified(_)), "{:?}", r.certification);
-    let inv: Vec<String> = r.proof.as_ref().unwrap().invariant.iter().map(|c| c.to_string()).collect();
+    let inv = certified_clauses("selection_sort.c", &candidate_invariants("selection_sort.c", 60), None);
     assert!(inv.iter().any(|c| c.contains("(< (select a z1) (select a m))")), "{inv:?}");
     // the proof is what the unsafe cube's coverings need, not every survivor
     assert!(inv.len() <= 10, "{inv:?}");
@@ -240,20 +251,10 @@ fn candidate_invariants_find_the_minimum_so_far() {
 /// it under a flag.
 #[test]
 fn candidate_invariants_find_sortedness() {
-    let parsed = parse_file(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/running_max.c")).unwrap();
-    let opts = CheckOptions { engine: arrax::driver::Engine::Houdini, timeout: Some(std::time::Duration::from_secs(60)), ..CheckOptions::default() };
-    let r = check(&parsed.system, &opts);
-    assert_eq!(r.verdict, Verdict::Safe, "{:?}", r.notes);
-    assert!(matches!(r.certification, Certification::Certified(_)), "{:?}", r.certification);
-    let proof = r.proof.as_ref().unwrap();
-    let sorted: Vec<String> = proof.invariant.iter().filter(|c| c.vars.len() == 2).map(|c| c.to_string()).collect();
+    let sorted = certified_clauses("running_max.c", &candidate_invariants("running_max.c", 60), Some(2));
     assert!(sorted.iter().any(|c| c.contains("(< (select a z2) (select a z1))") && c.contains("(< z1 z2)")), "{sorted:?}");
     // bubble_sort.c: sorted only once a pass swapped nothing (`done = 1`)
-    let parsed = parse_file(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/bubble_sort.c")).unwrap();
-    let r = check(&parsed.system, &opts);
-    assert_eq!(r.verdict, Verdict::Safe, "{:?}", r.notes);
-    assert!(matches!(r.certification, Certification::Certified(_)), "{:?}", r.certification);
-    let sorted: Vec<String> = r.proof.as_ref().unwrap().invariant.iter().filter(|c| c.vars.len() == 2).map(|c| c.to_string()).collect();
+    let sorted = certified_clauses("bubble_sort.c", &candidate_invariants("bubble_sort.c", 60), Some(2));
     assert!(sorted.iter().any(|c| c.contains("(< (select a z2) (select a z1))") && c.contains("(= done 1)")), "{sorted:?}");
 }
 
@@ -266,9 +267,7 @@ fn candidate_invariants_hand_a_sampled_bug_to_forward_execution() {
     // selection sort's by a spike at the second choice): the run is
     // repeated, recorded, and the replay confirms it
     for name in ["selection_sort_buggy.c", "strcpy_buggy.c", "find_buggy.c"] {
-        let parsed = parse_file(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(name)).unwrap();
-        let opts = CheckOptions { engine: arrax::driver::Engine::Houdini, timeout: Some(std::time::Duration::from_secs(30)), ..CheckOptions::default() };
-        let r = check(&parsed.system, &opts);
+        let r = candidate_invariants(name, 30);
         assert_eq!(r.verdict, Verdict::Unsafe, "{name}");
         assert!(matches!(r.certification, Certification::Certified(_)) && r.replayed.is_some(), "{name}: {:?}", r.certification);
     }
