@@ -188,8 +188,8 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
         // proofs take well under a second), candidate invariants, a very
         // short forward execution (shallow errors), a short lazy
         // abstraction, a longer forward execution (errors behind long
-        // loops), then lazy abstraction with half the time left, then
-        // execution again
+        // loops), candidate invariants again if they ran out of time, then
+        // lazy abstraction with half the time left, then execution again
         let found = |mut r: CheckResult, note: &str| {
             r.notes.insert(0, note.into());
             r.time = start.elapsed();

@@ -162,12 +162,7 @@ impl Vocabulary<'_> {
         if let Some((rel, l, r)) = c.also {
             lits.push(literal(rel, term(l), term(r)));
         }
-        let (a, b) = (term(c.lhs), term(c.rhs));
-        lits.push(match c.rel {
-            Rel::Lt => Term::lt(&a, &b),
-            Rel::Le => Term::le(&a, &b),
-            Rel::Ne => Term::eq(&a, &b).not(),
-        });
+        lits.push(literal(c.rel, term(c.lhs), term(c.rhs)));
         let vars = match (c.range, c.range2) {
             (None, _) => vec![],
             (Some(_), None) => vec![z],
@@ -584,6 +579,8 @@ pub struct Houdini<'a> {
     solvers: HashMap<String, Box<dyn Solver>>,
     /// The sampled execution that reached an unsafe state, if one did.
     pub unsafe_run: Option<crate::engine::run::Opening>,
+    /// The control variable, if the system has one.
+    control: Option<Term>,
 }
 
 /// Sampled states each location's candidates are evaluated on at most.
@@ -613,7 +610,7 @@ impl<'a> Houdini<'a> {
     /// A search over `sys`.
     pub fn new(sys: &'a System, opts: Options) -> Self {
         let solver = smt::solver(opts.backend);
-        Houdini { sys, opts, solver, members: vec![], start: Instant::now(), stats: Stats::default(), counts: (0, 0, 0, 0), debug: std::env::var_os("ARRAX_DEBUG").is_some(), asserted: HashSet::new(), defined: HashMap::new(), instantiated: HashMap::new(), solvers: HashMap::new(), unsafe_run: None }
+        Houdini { sys, opts, solver, members: vec![], start: Instant::now(), stats: Stats::default(), counts: (0, 0, 0, 0), debug: std::env::var_os("ARRAX_DEBUG").is_some(), asserted: HashSet::new(), defined: HashMap::new(), instantiated: HashMap::new(), solvers: HashMap::new(), unsafe_run: None, control: crate::abstraction::control_variable(sys).map(|k| sys.vars[k].term.clone()) }
     }
 
     /// When the time limit ends, if there is one.
@@ -816,8 +813,7 @@ impl<'a> Houdini<'a> {
 
     /// Where a pre-image is: its literals on the control variable.
     fn place(&self, p: &Cube) -> String {
-        let control = crate::abstraction::control_variable(self.sys).map(|k| &self.sys.vars[k].term);
-        p.lits.iter().filter(|l| control.is_some_and(|c| free_vars(l).contains(c))).map(|l| l.to_string()).collect::<Vec<_>>().join(" ")
+        p.lits.iter().filter(|l| self.control.as_ref().is_some_and(|c| free_vars(l).contains(c))).map(|l| l.to_string()).collect::<Vec<_>>().join(" ")
     }
 
     /// The solver that checks the pre-images at one place: each place's

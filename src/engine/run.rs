@@ -628,26 +628,23 @@ pub fn search(sys: &System, opts: &Options) -> Result<Summary, Unsupported> {
     // a run that made no choice is the only run there is
     let set = Setting { sys, prog: &prog, loops: &loops, deadline };
     let mut deterministic = false;
-    if let Some(o) = opts.opening {
-        let out = run_once(&set, o.mode, o.seed, o.spike, o.limit.min(opts.max_steps));
-        sum.runs += 1;
-        sum.steps += out.steps;
-        sum.accelerated += out.accelerated;
-        if let End::Found(execution) = out.end {
-            sum.found = Some(Found { execution, run: 0, mode: o.mode });
-            sum.time = start.elapsed();
-            return Ok(sum);
-        }
-    }
+    // the opening run, if any, comes first
+    let mut opening = opts.opening;
     let mut round = 0;
     loop {
         sum.limit = limit;
-        for mode in Mode::ALL {
-            if deterministic && mode != Mode::ALL[0] {
+        let planned: Vec<(Mode, Option<Opening>)> = opening.take().map(|o| (o.mode, Some(o))).into_iter().chain(Mode::ALL.into_iter().map(|m| (m, None))).collect();
+        for (mode, fixed) in planned {
+            if fixed.is_none() && deterministic && mode != Mode::ALL[0] {
                 continue;
             }
-            let seed = opts.seed.wrapping_add((sum.runs as u64).wrapping_mul(0x2545_f491_4f6c_dd1d));
-            let out = run_once(&set, mode, seed, round, limit);
+            let out = match fixed {
+                Some(o) => run_once(&set, o.mode, o.seed, o.spike, o.limit.min(opts.max_steps)),
+                None => {
+                    let seed = opts.seed.wrapping_add((sum.runs as u64).wrapping_mul(0x2545_f491_4f6c_dd1d));
+                    run_once(&set, mode, seed, round, limit)
+                }
+            };
             sum.runs += 1;
             sum.steps += out.steps;
             sum.accelerated += out.accelerated;
