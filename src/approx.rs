@@ -328,11 +328,11 @@ mod tests {
             Term::lt(&zero, &tick),
             Term::eq(&timer, &Term::real(1, 1)),
         ];
-        let w = weakenings(&Cube { vars: vec![], lits: lits.clone() });
+        let w = weakenings(&Cube::plain(vec![], lits.clone()));
         assert!(w.contains(&Term::lt(&timer, &ts)), "{w:?}");
         assert!(w.contains(&Term::lt(&zero, &timer)), "{w:?}");
         assert_eq!(w.len(), 2, "{w:?}");
         // without `0 < Tick` the offset may be negative: no weakening
-        assert!(weakenings(&Cube { vars: vec![], lits: vec![lits[0].clone()] }).is_empty());
+        assert!(weakenings(&Cube::plain(vec![], vec![lits[0].clone()])).is_empty());
     }
 }

@@ -161,14 +161,39 @@ struct Pending {
     base: Vec<Term>,
     hinted: Vec<Term>,
     terms: Option<Vec<Term>>,
+    /// The obligation's universal facts `∀j. body` as `(j, body)`, to
+    /// instantiate at the witnesses the invariant's instances introduce.
+    at_witnesses: Vec<(Term, Term)>,
 }
 
 impl Pending {
-    /// The obligation with the hinted instances.
-    fn hinted_formula(&self) -> Term {
-        Term::and(self.base.iter().chain(&self.hinted).cloned())
+    fn new(name: String, base: Vec<Term>, hinted: Vec<Term>, terms: Option<Vec<Term>>) -> Pending {
+        Pending { name, base, hinted, terms, at_witnesses: vec![] }
+    }
+    /// The obligation with these instances of the invariant, and its
+    /// universal facts at their witnesses.
+    fn formula(&self, clauses: &[Term]) -> Term {
+        let mut parts: Vec<Term> = self.base.iter().chain(clauses).cloned().collect();
+        let mut witnesses: Vec<Term> = vec![];
+        for c in clauses {
+            for v in crate::logic::free_vars(c) {
+                if v.var_name().is_some_and(|n| n.starts_with(WITNESS)) && !witnesses.contains(&v) {
+                    witnesses.push(v);
+                }
+            }
+        }
+        for w in &witnesses {
+            for (j, body) in &self.at_witnesses {
+                parts.push(substitute(body, &[(j.clone(), w.clone())].into_iter().collect()));
+            }
+        }
+        Term::and(parts)
     }
 }
+
+/// The prefix of the witnesses `∃o` of invariant clauses with conditions on
+/// other processes (one Skolem constant per instance).
+const WITNESS: &str = "w!o";
 
 /// Checker of SAFE answers.
 struct SafeChecker<'a> {
@@ -181,16 +206,25 @@ struct SafeChecker<'a> {
 impl<'a> SafeChecker<'a> {
     /// The index terms that are state scalars or constants of index sort.
     fn index_scalars(&self) -> Vec<Term> {
-        let isort = self.sys.index_sort();
-        let mut out: Vec<Term> = self.sys.vars.iter().filter(|v| !v.is_array && v.value_sort() == isort).map(|v| v.term.clone()).collect();
-        out.extend(self.sys.consts.iter().filter(|c| *c.sort() == isort).cloned());
-        out
+        self.sys.index_scalars()
     }
 
-    /// The instance `distinct(images) ⇒ ¬φ(images)` of an invariant clause.
+    /// The instance `distinct(images) ⇒ ¬φ(images)` of an invariant
+    /// clause; with conditions `ψ` on other processes, `… ⇒ ¬φ(images) ∨
+    /// (w ∉ images ∧ ¬ψ(w))` with a Skolem constant `w` for the instance.
     fn clause(cube: &Cube, images: &[Term]) -> Term {
         let m: HashMap<Term, Term> = cube.vars.iter().cloned().zip(images.iter().cloned()).collect();
-        Term::implies(&Term::distinct(images), &substitute(&cube.body(), &m).not())
+        let mut no = substitute(&cube.body(), &m).not();
+        if !cube.others.is_empty() {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            (cube.key(), images.iter().map(|t| t.to_string()).collect::<Vec<_>>()).hash(&mut h);
+            let w = Term::var(&format!("{WITNESS}{:x}", h.finish()), images.first().map_or(Sort::Index, |t| t.sort().clone()));
+            let apart = Term::and(images.iter().map(|t| Term::eq(&w, t).not()));
+            let psi = Term::and(cube.others_at(&w).iter().map(|p| substitute(p, &m)));
+            no = Term::or([no, Term::and([apart, psi.not()])]);
+        }
+        Term::implies(&Term::distinct(images), &no)
     }
 
     /// Every instance of every invariant clause over `terms`.
@@ -222,16 +256,16 @@ impl<'a> SafeChecker<'a> {
     /// Decides an obligation: first with the hinted instances, then with
     /// every instance over its index terms.
     fn decide(&mut self, p: Pending, inv: &[Cube]) -> Obligation {
-        let f = p.hinted_formula();
+        let f = p.formula(&p.hinted);
         let r = self.check(&f);
-        match (r, p.terms) {
+        match (r, p.terms.clone()) {
             (SatResult::Unsat, _) => Obligation { name: p.name, formula: f, status: Status::Proved },
             (r, None) => self.conclude(p.name, f, r),
             (_, Some(terms)) => {
                 if std::env::var_os("ARRAX_DEBUG").is_some() {
                     eprintln!("certify: {} needs every instance ({} terms)", p.name, terms.len());
                 }
-                let f = Term::and(p.base.into_iter().chain(Self::all_clauses(inv, &terms)));
+                let f = p.formula(&Self::all_clauses(inv, &terms));
                 let r = self.check(&f);
                 self.conclude(p.name, f, r)
             }
@@ -268,7 +302,8 @@ impl<'a> SafeChecker<'a> {
         base.extend(self.forall_instances(&self.sys.initial, &terms, &id));
         base.extend(self.forall_instances(&self.sys.axioms, &terms, &id));
         base.extend(self.bounds(&terms));
-        Pending { name: format!("initiation[{i}]"), base, hinted: vec![], terms: None }
+        base.extend(crate::safety::others_on_scalars(self.sys, cube));
+        Pending::new(format!("initiation[{i}]"), base, vec![], None)
     }
 
     fn exclusion(&self, k: usize, u: &Quantified, inv: &[Cube]) -> Pending {
@@ -279,7 +314,7 @@ impl<'a> SafeChecker<'a> {
         base.extend(self.forall_instances(&self.sys.axioms, &terms, &id));
         base.extend(self.bounds(&terms));
         let clauses = Self::all_clauses(inv, &terms);
-        Pending { name: format!("exclusion[{k}]"), base, hinted: clauses, terms: None }
+        Pending::new(format!("exclusion[{k}]"), base, clauses, None)
     }
 
     fn consecution(&self, i: usize, ti: usize, inv: &[Cube], hints: &[crate::engine::Hint]) -> Pending {
@@ -315,10 +350,21 @@ impl<'a> SafeChecker<'a> {
                 }
             }
         }
+        // universal facts: the universal guard, and the cube's conditions
+        // on the processes it does not name (after the step)
+        let mut universal: Vec<(Term, Term)> = vec![];
         if let Some((j, body)) = &t.uguard {
-            let body = substitute(body, &pmap);
+            universal.push((j.clone(), substitute(body, &pmap)));
+        }
+        if !cube.others.is_empty() {
+            let o = crate::cube::other(&sys.index_sort());
+            let apart = Term::and(cube.vars.iter().map(|v| Term::eq(&o, v).not()));
+            let after = Term::and(cube.others.iter().map(|p| substitute(p, &next)));
+            universal.push((o, Term::implies(&apart, &after)));
+        }
+        for (j, body) in &universal {
             for v in &terms {
-                base.push(substitute(&body, &[(j.clone(), v.clone())].into_iter().collect()));
+                base.push(substitute(body, &[(j.clone(), v.clone())].into_iter().collect()));
             }
         }
         base.extend(self.forall_instances(&sys.axioms, &terms, &id));
@@ -340,7 +386,7 @@ impl<'a> SafeChecker<'a> {
                 }
             }
         }
-        Pending { name: format!("consecution[{i}, {}]", t.name), base, hinted, terms: Some(terms) }
+        Pending { name: format!("consecution[{i}, {}]", t.name), base, hinted, terms: Some(terms), at_witnesses: universal }
     }
 }
 
@@ -349,7 +395,8 @@ impl<'a> SafeChecker<'a> {
 pub fn certify_safe(sys: &System, proof: &Proof, backend: Backend, timeout_ms: u64) -> SafeCertificate {
     let mut solver = smt::checker(backend);
     solver.set_timeout_ms(timeout_ms);
-    let mut ck = SafeChecker { sys, solver, complete: instantiation_complete(sys), timeout_ms };
+    let complete = instantiation_complete(sys) && proof.invariant.iter().all(|c| c.others.is_empty());
+    let mut ck = SafeChecker { sys, solver, complete, timeout_ms };
     let _ = ck.timeout_ms;
     let inv = &proof.invariant;
     let mut obligations = vec![];

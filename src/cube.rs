@@ -1,6 +1,8 @@
 //! ∃-cubes: `∃z1…zn. distinct(z1…zn) ∧ l1 ∧ … ∧ lm`, the symbolic states of
 //! backward reachability, kept in a normal form: index variables canonically
 //! named `z1…zn`, literals simplified and sorted, contradictions dropped.
+//! A cube may also say what holds of every process it does not name
+//! (`∀o ∉ z̄. ψ(o)`): exact universal guards leave such conditions behind.
 
 use crate::logic::{collect, Op, Sort, Term};
 use std::collections::{HashMap, HashSet};
@@ -13,6 +15,15 @@ pub struct Cube {
     pub vars: Vec<Term>,
     /// The literals (atoms or negated atoms), sorted by printed form.
     pub lits: Vec<Term>,
+    /// What holds of every other process: formulas over [`other`], each
+    /// meaning `∀o ∉ z̄. ψ(o)` (empty for plain cubes), sorted.
+    pub others: Vec<Term>,
+}
+
+/// The variable standing for "any process the cube does not name" in
+/// [`Cube::others`].
+pub fn other(sort: &Sort) -> Term {
+    Term::var("o!", sort.clone())
 }
 
 impl fmt::Display for Cube {
@@ -24,11 +35,14 @@ impl fmt::Display for Cube {
             }
             write!(f, ". ")?;
         }
-        if self.lits.is_empty() {
+        if self.lits.is_empty() && self.others.is_empty() {
             return write!(f, "true");
         }
         for (i, l) in self.lits.iter().enumerate() {
             write!(f, "{}{}", if i > 0 { " ∧ " } else { "" }, l)?;
+        }
+        for (i, l) in self.others.iter().enumerate() {
+            write!(f, "{}∀o!∉z̄. {}", if i > 0 || !self.lits.is_empty() { " ∧ " } else { "" }, l)?;
         }
         Ok(())
     }
@@ -50,9 +64,45 @@ impl Cube {
     pub fn body(&self) -> Term {
         Term::and(self.lits.iter().cloned())
     }
-    /// The closed formula `∃z̄. distinct(z̄) ∧ body`.
+    /// A plain cube (no condition on other processes).
+    pub fn plain(vars: Vec<Term>, lits: Vec<Term>) -> Cube {
+        Cube { vars, lits, others: vec![] }
+    }
+    /// The closed formula `∃z̄. distinct(z̄) ∧ body ∧ ∀o ∉ z̄. others(o)`.
     pub fn formula(&self) -> Term {
-        Term::exists(&self.vars, &Term::and([Term::distinct(&self.vars), self.body()]))
+        Term::exists(&self.vars, &Term::and([Term::distinct(&self.vars), self.body(), self.outside()]))
+    }
+    /// `∀o. o ∉ z̄ ⇒ others(o)` (true for a plain cube).
+    pub fn outside(&self) -> Term {
+        if self.others.is_empty() {
+            return Term::tt();
+        }
+        let o = other(&self.vars.first().map(|v| v.sort().clone()).unwrap_or(Sort::Index));
+        let apart = Term::and(self.vars.iter().map(|v| Term::eq(&o, v).not()));
+        Term::forall(std::slice::from_ref(&o), &Term::implies(&apart, &Term::and(self.others.iter().cloned())))
+    }
+    /// The conditions on other processes at process term `t`.
+    pub fn others_at(&self, t: &Term) -> Vec<Term> {
+        let m: HashMap<Term, Term> = [(other(t.sort()), t.clone())].into_iter().collect();
+        self.others.iter().map(|p| crate::logic::substitute(p, &m)).collect()
+    }
+    /// Sets the conditions on other processes, given over the variables
+    /// `renaming` maps to this cube's: simplified (the other process is
+    /// none of the cube's), trivial ones dropped, sorted.
+    pub fn set_others(&mut self, others: &[Term], renaming: &HashMap<Term, Term>) {
+        let sort = self.vars.first().map(|v| v.sort().clone()).unwrap_or(Sort::Index);
+        let mut distinct: HashSet<Term> = self.vars.iter().cloned().collect();
+        distinct.insert(other(&sort));
+        let mut out: Vec<(String, Term)> = others
+            .iter()
+            .map(|p| resolve_distinct(&crate::logic::substitute(p, renaming), &distinct))
+            .flat_map(|p| if matches!(p.op(), Op::And) { p.args().to_vec() } else { vec![p] })
+            .filter(|p| p.as_bool() != Some(true))
+            .map(|p| (p.to_string(), p))
+            .collect();
+        out.sort();
+        out.dedup();
+        self.others = out.into_iter().map(|(_, p)| p).collect();
     }
     /// The number of index variables.
     pub fn arity(&self) -> usize {
@@ -154,7 +204,7 @@ impl Cube {
         lits.sort();
         lits.dedup();
         let renaming = sig.iter().enumerate().map(|(k, (_, i))| (vars[*i].clone(), zvar(k, &sort))).collect();
-        let cube = Cube { vars: (0..vars.len()).map(|k| zvar(k, &sort)).collect(), lits: lits.into_iter().map(|(_, l)| l).collect() };
+        let cube = Cube::plain((0..vars.len()).map(|k| zvar(k, &sort)).collect(), lits.into_iter().map(|(_, l)| l).collect());
         (cube, renaming)
     }
 
@@ -163,6 +213,11 @@ impl Cube {
     pub fn key(&self) -> String {
         let mut s = format!("{}|", self.vars.len());
         for l in &self.lits {
+            s.push_str(&l.to_string());
+            s.push(';');
+        }
+        for l in &self.others {
+            s.push_str("∀");
             s.push_str(&l.to_string());
             s.push(';');
         }

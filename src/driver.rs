@@ -343,6 +343,7 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
         backend,
         postpone: if opts.postpone { bwd::Postpone::MoreProcs } else { bwd::Postpone::Never },
         dropped_hints: vec![],
+        exact: false,
     };
     let mut bopts = bopts;
     let mut replayed: Option<ConcreteTrace> = None;
@@ -370,6 +371,7 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
     let mut earlier = Stats::default();
     let mut hint_notes: Vec<String> = vec![];
     let mut grow_notes: Vec<String> = vec![];
+    let mut guard_note: Option<String> = None;
     let mut refuted_here = 0;
     let mut cannot_grow = false;
     // the oracle's exploration may already reach an unsafe state: its path
@@ -582,6 +584,16 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
             }
             continue;
         }
+        if search.inexact {
+            guard_note = Some(format!(
+                "a trace was spurious because universal guards were only checked on the processes it names (after {:.2}s): searched again with exact universal guards",
+                start.elapsed().as_secs_f64()
+            ));
+            bopts.exact = true;
+            earlier.absorb(&search.stats);
+            earlier.restarts += 1;
+            continue;
+        }
         if let Some(h) = search.refuted_hint.take() {
             hint_notes.push(format!("suggested invariant {} is reachable: dropped", h + 1));
             bopts.dropped_hints.push(h);
@@ -600,6 +612,7 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
     if let Some(why) = fallback {
         notes.push(format!("lazy abstraction gave up ({why}); backward reachability took over"));
     }
+    notes.extend(guard_note);
     notes.extend(grow_notes);
     notes.extend(hint_notes);
     if !sys.hints.is_empty() {

@@ -851,8 +851,8 @@ impl<'a> Instance<'a> {
             let vars: Vec<Term> = (0..self.procs).map(|i| crate::cube::zvar(i, &isort)).collect();
             let q = &self.sys.unsafe_[cube];
             let m: HashMap<Term, Term> = q.vars.iter().zip(&at).map(|(v, p)| (v.clone(), vars[*p as usize].clone())).collect();
-            let last = crate::cube::Cube { vars: vars.clone(), lits: q.lits.iter().map(|l| crate::logic::substitute(l, &m)).collect() };
-            let mut cubes = vec![crate::cube::Cube { vars: vars.clone(), lits: vec![] }; moves.len()];
+            let last = crate::cube::Cube::plain(vars.clone(), q.lits.iter().map(|l| crate::logic::substitute(l, &m)).collect());
+            let mut cubes = vec![crate::cube::Cube::plain(vars.clone(), vec![]); moves.len()];
             cubes.push(last);
             let edges = moves
                 .into_iter()

@@ -6,9 +6,10 @@
 //! and abandoned as soon as an instantiated literal contradicts the new
 //! cube's unit facts (that instance is irrelevant); an instance whose
 //! literals all hold covers the new cube outright; only the remaining
-//! instances reach the solver.
+//! instances reach the solver. A visited cube's conditions on other
+//! processes are matched syntactically: the new cube must state them too.
 
-use crate::cube::{resolve_distinct, Cube};
+use crate::cube::{other, resolve_distinct, Cube};
 use crate::logic::{occurs, substitute, Op, Sort, Term};
 use std::collections::{HashMap, HashSet};
 
@@ -312,11 +313,17 @@ fn search(
     out: &mut Vec<(Vec<Term>, Term)>,
 ) -> Option<Vec<Term>> {
     if k == old.cube.arity() {
-        if rest.is_empty() {
-            return Some(images.clone());
-        }
-        out.push((images.clone(), Term::and(rest.iter().cloned())));
-        return None;
+        let mark = rest.len();
+        let found = if !others_hold(old, new, facts, map, used, rest) {
+            None
+        } else if rest.is_empty() {
+            Some(images.clone())
+        } else {
+            out.push((images.clone(), Term::and(rest.iter().cloned())));
+            None
+        };
+        rest.truncate(mark);
+        return found;
     }
     let y = &old.cube.vars[k];
     for i in 0..new.arity() {
@@ -368,6 +375,33 @@ fn search(
     None
 }
 
+/// Whether the instance `map` of `old` can hold of `new` as far as `old`'s
+/// conditions on other processes go: each must be one of `new`'s (then it
+/// holds of the processes `new` does not name), and at each of `new`'s
+/// processes outside the instance it must not contradict the facts (the
+/// undecided ones join `rest`, for the solver).
+fn others_hold(old: &Pattern, new: &Cube, facts: &Facts, map: &HashMap<Term, Term>, used: &[bool], rest: &mut Vec<Term>) -> bool {
+    if old.cube.others.is_empty() {
+        return true;
+    }
+    if !old.cube.others.iter().all(|p| new.others.contains(&substitute(p, map))) {
+        return false;
+    }
+    let o = other(&old.hole.sort().clone());
+    for z in new.vars.iter().enumerate().filter(|(i, _)| !used[*i]).map(|(_, z)| z) {
+        let mut m = map.clone();
+        m.insert(o.clone(), z.clone());
+        for p in &old.cube.others {
+            match facts.eval(&substitute(p, &m)) {
+                (Some(true), _) => {}
+                (Some(false), _) => return false,
+                (None, l) => rest.push(l),
+            }
+        }
+    }
+    true
+}
+
 /// Whether `old` syntactically subsumes `new` (some instance of `old`'s
 /// literals is contained in `new`, so `new ⊨ old`): the images of `old`'s
 /// variables in that instance.
@@ -395,7 +429,16 @@ fn subsume_rec(
     images: &mut Vec<Term>,
 ) -> Option<Vec<Term>> {
     if k == old.cube.arity() {
-        return Some(images.clone());
+        // old's conditions on other processes: among new's, and among its
+        // literals at new's processes outside the instance
+        let o = other(&old.hole.sort().clone());
+        let contained = old.cube.others.iter().all(|p| new.others.contains(&substitute(p, map)))
+            && new.vars.iter().enumerate().filter(|(i, _)| !used[*i]).all(|(_, z)| {
+                let mut m = map.clone();
+                m.insert(o.clone(), z.clone());
+                old.cube.others.iter().all(|p| lits.contains(&substitute(p, &m)))
+            });
+        return contained.then(|| images.clone());
     }
     let y = &old.cube.vars[k];
     for i in 0..new.arity() {

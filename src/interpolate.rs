@@ -138,7 +138,7 @@ pub fn abstract_terms(solver: &mut dyn Solver, a: &[Cube], b: &Term, terms: &[Te
         let copy = Term::var(&format!("{}!abs", t.var_name().unwrap_or("t")), t.sort().clone());
         let map: HashMap<Term, Term> = [(t.clone(), copy.clone())].into_iter().collect();
         let renamed: Vec<Cube> =
-            cur.iter().map(|c| Cube { vars: c.vars.clone(), lits: c.lits.iter().map(|l| substitute(l, &map)).collect() }).collect();
+            cur.iter().map(|c| Cube::plain(c.vars.clone(), c.lits.iter().map(|l| substitute(l, &map)).collect())).collect();
         // the copy must be projectable out of every cube — or, for one
         // index-sorted term, become a new quantified variable (SAFARI's
         // guess of an invariant's variable) — and A ∧ B stay unsatisfiable
@@ -175,7 +175,7 @@ pub fn interpolate(method: Method, solver: &mut dyn Solver, p: &Problem, timeout
                     continue;
                 }
                 for lits in cases {
-                    let case = Cube { vars: c.vars.clone(), lits };
+                    let case = Cube::plain(c.vars.clone(), lits);
                     if unsat(solver, &[cube_formula(&case)])? {
                         continue;
                     }

@@ -2,10 +2,13 @@
 //! of cubes. Each transition parameter is identified with a cube variable
 //! or a fresh one; array reads of the next state are replaced by the
 //! update's case expression and split; the universal guard is instantiated
-//! on every index variable of the result (an over-approximation, as in MCMT
-//! and Cubicle, which is why UNSAFE traces are replayed).
+//! on every index variable of the result. That alone over-approximates, as
+//! in MCMT and Cubicle (a process met later in the search may have violated
+//! the guard), which is why UNSAFE traces are replayed; an *exact*
+//! pre-image also keeps the guard as a condition on every other process
+//! (`∀o ∉ z̄. uguard(o)`, see [`Cube::others`]).
 
-use crate::cube::{zvar, Cube};
+use crate::cube::{other, zvar, Cube};
 use crate::logic::{substitute, Op, Term};
 use crate::system::{System, Transition};
 use std::collections::HashMap;
@@ -45,8 +48,10 @@ pub fn identifications(n_params: usize, n_vars: usize) -> Vec<Vec<Option<usize>>
 /// The pre-image of `cube` under transition number `ti`, with how each
 /// resulting cube relates to `cube`. `max_vars` bounds the number of index
 /// variables of the result: identifications needing more are skipped, and
-/// the flag says whether any was.
-pub fn pre_image(sys: &System, cube: &Cube, ti: usize, max_vars: usize) -> (Vec<(Cube, Edge)>, bool) {
+/// the flag says whether any was. `exact` keeps the universal guard on the
+/// processes the result does not name; the cube's own conditions on other
+/// processes are always carried over.
+pub fn pre_image(sys: &System, cube: &Cube, ti: usize, max_vars: usize, exact: bool) -> (Vec<(Cube, Edge)>, bool) {
     let t: &Transition = &sys.transitions[ti];
     let isort = sys.index_sort();
     let n = cube.arity();
@@ -84,13 +89,25 @@ pub fn pre_image(sys: &System, cube: &Cube, ti: usize, max_vars: usize) -> (Vec<
         }
         let mut parts: Vec<Term> = cube.lits.iter().map(|l| substitute(l, &next)).collect();
         parts.push(substitute(&t.guard, &pmap));
+        // the fresh processes are among the cube's other processes
+        for v in &vars[n..] {
+            parts.extend(cube.others_at(v).iter().map(|p| substitute(p, &next)));
+        }
+        let mut others: Vec<Term> = cube.others.iter().map(|p| substitute(p, &next)).collect();
         if let Some((j, body)) = &t.uguard {
             let body = substitute(body, &pmap);
             for v in &vars {
                 parts.push(substitute(&body, &[(j.clone(), v.clone())].into_iter().collect()));
             }
+            if exact {
+                others.push(substitute(&body, &[(j.clone(), other(&isort))].into_iter().collect()));
+            }
         }
-        for (c, ren) in eliminate_values(&vals, Cube::normalize_renaming(&vars, &parts)) {
+        let cubes = Cube::normalize_renaming(&vars, &parts).into_iter().map(|(mut c, ren)| {
+            c.set_others(&others, &ren);
+            (c, ren)
+        });
+        for (c, ren) in eliminate_values(&vals, cubes.collect()) {
             let edge = Edge {
                 transition: ti,
                 params: pvals.iter().map(|v| ren[v].clone()).collect(),
@@ -113,7 +130,9 @@ fn eliminate_values(vals: &[Term], cubes: Vec<(Cube, HashMap<Term, Term>)>) -> V
     }
     let mentions = |l: &Term, v: &Term| crate::logic::occurs(v, l);
     let mut out = vec![];
-    for (c, ren) in cubes {
+    for (mut c, ren) in cubes {
+        // conditions on other processes about a value are dropped
+        c.others.retain(|p| !vals.iter().any(|v| mentions(p, v)));
         if !c.lits.iter().any(|l| vals.iter().any(|v| mentions(l, v))) {
             out.push((c, ren));
             continue;
@@ -158,7 +177,8 @@ fn eliminate_values(vals: &[Term], cubes: Vec<(Cube, HashMap<Term, Term>)>) -> V
             cases = next;
         }
         for lits in cases {
-            for (c2, ren2) in Cube::normalize_renaming(&c.vars, &lits) {
+            for (mut c2, ren2) in Cube::normalize_renaming(&c.vars, &lits) {
+                c2.set_others(&c.others, &ren2);
                 let composed = ren.iter().map(|(a, b)| (a.clone(), ren2[b].clone())).collect();
                 out.push((c2, composed));
             }

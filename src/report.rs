@@ -62,11 +62,14 @@ fn leaf(t: &Term) -> String {
 /// One invariant clause `∀z̄. ¬(cube)` in readable form.
 pub fn clause(c: &Cube) -> String {
     let vars: Vec<String> = c.vars.iter().map(|v| v.to_string()).collect();
-    let body = if c.lits.is_empty() {
-        "true".to_string()
-    } else {
-        c.lits.iter().map(|l| pretty_prec(l, 3)).collect::<Vec<_>>().join(" ∧ ")
-    };
+    let mut parts: Vec<String> = c.lits.iter().map(|l| pretty_prec(l, 3)).collect();
+    if !c.others.is_empty() {
+        // what every process the clause does not name satisfies
+        let apart = if vars.is_empty() { String::new() } else { format!(" ∉ {{{}}}", vars.join(", ")) };
+        let each: Vec<String> = c.others.iter().map(|p| pretty_prec(p, 3)).collect();
+        parts.push(format!("(∀o!{apart}. {})", each.join(" ∧ ")));
+    }
+    let body = if parts.is_empty() { "true".to_string() } else { parts.join(" ∧ ") };
     if vars.is_empty() {
         format!("¬({body})")
     } else {
@@ -85,7 +88,7 @@ pub fn invariant_smtlib(sys: &System, inv: &[Cube]) -> String {
     }
     let _ = writeln!(out, "(define-fun invariant () Bool (and");
     for c in inv {
-        let body = Term::implies(&Term::distinct(&c.vars), &c.body().not());
+        let body = Term::implies(&Term::distinct(&c.vars), &Term::and([c.body(), c.outside()]).not());
         let f = Term::forall(&c.vars, &body);
         let _ = writeln!(out, "  {}", f.to_string().replace(" proc)", " Int)"));
     }

@@ -24,8 +24,11 @@ pub fn instantiate_all(sys: &System, qs: &[Quantified], terms: &[Term]) -> Vec<T
 }
 
 /// The formula whose satisfiability means that `cube` meets the initial states.
+/// A cube's conditions on other processes need only hold of the processes
+/// index-valued scalars point to (an instance may have no other process).
 pub fn initial_query(sys: &System, cube: &Cube) -> Term {
     let mut parts = vec![cube.body(), Term::distinct(&cube.vars)];
+    parts.extend(others_on_scalars(sys, cube));
     parts.extend(instantiate_all(sys, &sys.initial, &cube.vars));
     parts.extend(instantiate_all(sys, &sys.axioms, &cube.vars));
     parts.extend(index_bounds(sys, &cube.vars));
@@ -38,4 +41,18 @@ pub fn index_bounds(sys: &System, vars: &[Term]) -> Vec<Term> {
         crate::system::IndexKind::Nat => vars.iter().map(|v| Term::le(&Term::int(0), v)).collect(),
         _ => vec![],
     }
+}
+
+/// The cube's conditions on other processes at each index-valued scalar
+/// that is none of the cube's processes.
+pub fn others_on_scalars(sys: &System, cube: &Cube) -> Vec<Term> {
+    if cube.others.is_empty() {
+        return vec![];
+    }
+    let mut out = vec![];
+    for s in sys.index_scalars() {
+        let apart = Term::and(cube.vars.iter().map(|v| Term::eq(&s, v).not()));
+        out.push(Term::implies(&apart, &Term::and(cube.others_at(&s))));
+    }
+    out
 }

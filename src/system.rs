@@ -166,6 +166,14 @@ impl System {
     pub fn next_value(&self, t: &Transition, i: usize) -> Term {
         t.updates.iter().find(|u| u.var == i).map(|u| u.value.clone()).unwrap_or_else(|| self.vars[i].term.clone())
     }
+    /// The index terms that are state scalars or rigid constants of the
+    /// index sort (processes the state points to).
+    pub fn index_scalars(&self) -> Vec<Term> {
+        let isort = self.index_sort();
+        let mut out: Vec<Term> = self.vars.iter().filter(|v| !v.is_array && v.value_sort() == isort).map(|v| v.term.clone()).collect();
+        out.extend(self.consts.iter().filter(|c| *c.sort() == isort).cloned());
+        out
+    }
     /// Whether `t` is a state-variable symbol.
     pub fn is_state_var(&self, t: &Term) -> bool {
         self.vars.iter().any(|v| v.term == *t)

@@ -87,7 +87,7 @@ fn c_programs_and_their_hand_lowered_systems_agree() {
 #[test]
 fn invariants_and_traces_are_stable() {
     let settings = common::snapshot_settings();
-    for name in ["mutex.mcmt", "bakery.mcmt", "szymanski.mcmt", "mutex_buggy.mcmt", "german_buggy.mcmt"] {
+    for name in ["mutex.mcmt", "bakery.mcmt", "szymanski.mcmt", "mutex_buggy.mcmt", "german_buggy.mcmt", "write_back.mcmt"] {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(name);
         let parsed = parse_file(&path).unwrap();
         let r = check(&parsed.system, &CheckOptions::default());
@@ -139,6 +139,8 @@ fn plain_search_agrees() {
         ("burns_buggy.mcmt", "UNSAFE"),
         ("dijkstra.mcmt", "SAFE"),
         ("mutex.cub", "SAFE"),
+        ("write_back.mcmt", "SAFE"),
+        ("write_back_buggy.mcmt", "UNSAFE"),
     ] {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(name);
         let parsed = parse_file(&path).unwrap();
@@ -170,6 +172,28 @@ fn unsafe_states_of_the_finite_instance_are_replayed_counterexamples() {
         assert_eq!(plain.verdict, Verdict::Unsafe, "{name} without an oracle");
         assert!(!plain.notes.iter().any(|n| n.contains("instance reaches")), "{name}: {:?}", plain.notes);
     }
+}
+
+/// A property whose proof needs `∃` (the line is dirty only while someone
+/// owns it): the approximated universal guards give a spurious trace, the
+/// search with exact ones proves it with a clause about the processes it
+/// does not name, and that clause is what the certificate rests on —
+/// without it the same invariant is not certified.
+#[test]
+fn exact_universal_guards_prove_what_no_universal_invariant_can() {
+    let parsed = parse_file(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join("write_back.mcmt")).unwrap();
+    let r = check(&parsed.system, &CheckOptions::default());
+    assert_eq!(r.verdict, Verdict::Safe);
+    assert!(matches!(r.certification, Certification::Certified(_)), "{:?}", r.certification);
+    assert!(r.notes.iter().any(|n| n.contains("exact universal guards")), "{:?}", r.notes);
+    let proof = r.proof.unwrap();
+    assert!(proof.invariant.iter().any(|c| !c.others.is_empty()), "no clause about other processes");
+    let mut weaker = proof.clone();
+    for c in &mut weaker.invariant {
+        c.others.clear();
+    }
+    let cert = arrax::certify::certify_safe(&parsed.system, &weaker, arrax::smt::Backend::Z3, 10_000);
+    assert!(!cert.certified(), "the invariant without its conditions on other processes was certified");
 }
 
 /// The default check of a model in `models/`.

@@ -51,11 +51,15 @@ pub struct Options {
     pub postpone: Postpone,
     /// Suggested invariants known to be false (not used as roots).
     pub dropped_hints: Vec<usize>,
+    /// Exact universal guards: pre-images keep them as conditions on the
+    /// processes they do not name (else they are only instantiated on the
+    /// named ones, and a spurious trace stops the search for another try).
+    pub exact: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { order: Order::Bfs, timeout: None, max_nodes: None, max_procs: 8, backend: Backend::Z3, postpone: Postpone::MoreProcs, dropped_hints: vec![] }
+        Options { order: Order::Bfs, timeout: None, max_nodes: None, max_procs: 8, backend: Backend::Z3, postpone: Postpone::MoreProcs, dropped_hints: vec![], exact: false }
     }
 }
 
@@ -113,13 +117,16 @@ pub struct Search<'a> {
     /// Whether some pre-image was dropped for naming too many processes
     /// (then the search cannot conclude SAFE).
     pub truncated: bool,
+    /// Set when the search stopped at a spurious trace while universal
+    /// guards were approximated (search again with exact ones).
+    pub inexact: bool,
 }
 
 impl<'a> Search<'a> {
     /// A search on `sys` with the given options.
     pub fn new(sys: &'a System, opts: Options) -> Self {
         let solver = smt::checker(opts.backend);
-        Search { sys, opts, solver, nodes: vec![], visited: vec![], seen: HashMap::new(), stats: Stats::default(), start: Instant::now(), debug: std::env::var_os("ARRAX_DEBUG").is_some(), oracle: None, refuted: None, refuted_hint: None, truncated: false }
+        Search { sys, opts, solver, nodes: vec![], visited: vec![], seen: HashMap::new(), stats: Stats::default(), start: Instant::now(), debug: std::env::var_os("ARRAX_DEBUG").is_some(), oracle: None, refuted: None, refuted_hint: None, truncated: false, inexact: false }
     }
 
     /// Uses the oracle to approximate visited cubes (BRAB).
@@ -249,6 +256,11 @@ impl<'a> Search<'a> {
                     if replay(&trace) {
                         return Outcome::Unsafe(trace);
                     }
+                    if !self.opts.exact && self.sys.transitions.iter().any(|t| t.uguard.is_some()) {
+                        self.stats.spurious += 1;
+                        self.inexact = true;
+                        return Outcome::Unknown("spurious trace (universal guards)".into());
+                    }
                     // a longer trace through the same cube may still be real:
                     // keep exploring from it (SAFE is out of reach now)
                     self.stats.spurious += 1;
@@ -308,7 +320,7 @@ impl<'a> Search<'a> {
             // pre-images
             let t0 = Instant::now();
             for ti in 0..self.sys.transitions.len() {
-                let (pres, dropped) = pre_image(self.sys, &cube, ti, self.opts.max_procs);
+                let (pres, dropped) = pre_image(self.sys, &cube, ti, self.opts.max_procs, self.opts.exact);
                 self.truncated |= dropped;
                 for (c, e) in pres {
                     if let Some(&old) = self.seen.get(&c.key()) {

@@ -831,7 +831,7 @@ impl<'a> Houdini<'a> {
         // the literals without variables all pre-images share (the location)
         let common: Vec<Term> = batch[0].1.lits.iter().filter(|l| batch.iter().all(|(_, p)| p.lits.contains(l)) && free_vars(l).iter().all(|v| !batch[0].1.vars.contains(v))).cloned().collect();
         let place = self.place(&batch[0].1);
-        let facts = Facts::of(&Cube { vars: vec![], lits: common });
+        let facts = Facts::of(&Cube::plain(vec![], common));
         let mut terms: Vec<Term> = batch.iter().flat_map(|(_, p)| index_terms(self.sys, &p.body())).collect();
         terms.sort();
         terms.dedup();
@@ -940,7 +940,7 @@ impl<'a> Houdini<'a> {
         let t0 = Instant::now();
         let mut out = vec![];
         for ti in 0..self.sys.transitions.len() {
-            out.extend(pre_image(self.sys, c, ti, self.opts.max_procs).0.into_iter().map(|(p, _)| p));
+            out.extend(pre_image(self.sys, c, ti, self.opts.max_procs, false).0.into_iter().map(|(p, _)| p));
         }
         self.stats.t_pre += t0.elapsed();
         out

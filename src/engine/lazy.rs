@@ -406,7 +406,7 @@ impl<'a> Lazy<'a> {
     fn pre_all(&mut self, label: &[Cube], ti: usize) -> Vec<Cube> {
         let mut out = vec![];
         for c in label {
-            let (ps, dropped) = pre_image(self.sys, c, ti, self.opts.max_procs);
+            let (ps, dropped) = pre_image(self.sys, c, ti, self.opts.max_procs, false);
             self.truncated |= dropped;
             out.extend(ps.into_iter().map(|(c, _)| c));
         }
@@ -551,7 +551,7 @@ impl<'a> Lazy<'a> {
         })?;
         cubes.push(cur.clone());
         for j in 1..path.len() {
-            let (pres, _) = pre_image(self.sys, &cur, ts[j - 1], self.opts.max_procs);
+            let (pres, _) = pre_image(self.sys, &cur, ts[j - 1], self.opts.max_procs, false);
             let bj = prefix(self.sys, &ts, j);
             let (c, e) = pres.into_iter().find(|(c, _)| {
                 let f = disjunction(std::slice::from_ref(c));
