@@ -201,6 +201,9 @@ struct SafeChecker<'a> {
     solver: Box<dyn smt::Solver>,
     complete: bool,
     timeout_ms: u64,
+    /// The Skolem witness of each instance (clause, images) of an invariant
+    /// clause with conditions on other processes, numbered.
+    witnesses: std::cell::RefCell<HashMap<(String, Vec<Term>), usize>>,
 }
 
 impl<'a> SafeChecker<'a> {
@@ -212,14 +215,14 @@ impl<'a> SafeChecker<'a> {
     /// The instance `distinct(images) ⇒ ¬φ(images)` of an invariant
     /// clause; with conditions `ψ` on other processes, `… ⇒ ¬φ(images) ∨
     /// (w ∉ images ∧ ¬ψ(w))` with a Skolem constant `w` for the instance.
-    fn clause(cube: &Cube, images: &[Term]) -> Term {
+    fn clause(&self, cube: &Cube, images: &[Term]) -> Term {
         let m: HashMap<Term, Term> = cube.vars.iter().cloned().zip(images.iter().cloned()).collect();
         let mut no = substitute(&cube.body(), &m).not();
         if !cube.others.is_empty() {
-            use std::hash::{Hash, Hasher};
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            (cube.key(), images.iter().map(|t| t.to_string()).collect::<Vec<_>>()).hash(&mut h);
-            let w = Term::var(&format!("{WITNESS}{:x}", h.finish()), images.first().map_or(Sort::Index, |t| t.sort().clone()));
+            let mut ws = self.witnesses.borrow_mut();
+            let n = ws.len();
+            let k = *ws.entry((cube.key(), images.to_vec())).or_insert(n);
+            let w = Term::var(&format!("{WITNESS}{k}"), self.sys.index_sort());
             let apart = Term::and(images.iter().map(|t| Term::eq(&w, t).not()));
             let psi = Term::and(cube.others_at(&w).iter().map(|p| substitute(p, &m)));
             no = Term::or([no, Term::and([apart, psi.not()])]);
@@ -228,12 +231,12 @@ impl<'a> SafeChecker<'a> {
     }
 
     /// Every instance of every invariant clause over `terms`.
-    fn all_clauses(inv: &[Cube], terms: &[Term]) -> Vec<Term> {
+    fn all_clauses(&self, inv: &[Cube], terms: &[Term]) -> Vec<Term> {
         let mut out = vec![];
         for c in inv {
             for m in injective_maps(&c.vars, terms) {
                 let images: Vec<Term> = c.vars.iter().map(|v| m[v].clone()).collect();
-                out.push(Self::clause(c, &images));
+                out.push(self.clause(c, &images));
             }
         }
         out
@@ -265,7 +268,7 @@ impl<'a> SafeChecker<'a> {
                 if std::env::var_os("ARRAX_DEBUG").is_some() {
                     eprintln!("certify: {} needs every instance ({} terms)", p.name, terms.len());
                 }
-                let f = p.formula(&Self::all_clauses(inv, &terms));
+                let f = p.formula(&self.all_clauses(inv, &terms));
                 let r = self.check(&f);
                 self.conclude(p.name, f, r)
             }
@@ -313,7 +316,7 @@ impl<'a> SafeChecker<'a> {
         let mut base = vec![u.body(), Term::distinct(&u.vars)];
         base.extend(self.forall_instances(&self.sys.axioms, &terms, &id));
         base.extend(self.bounds(&terms));
-        let clauses = Self::all_clauses(inv, &terms);
+        let clauses = self.all_clauses(inv, &terms);
         Pending::new(format!("exclusion[{k}]"), base, clauses, None)
     }
 
@@ -382,7 +385,7 @@ impl<'a> SafeChecker<'a> {
             }
             for (k, images) in &h.instances {
                 if let Some(imgs) = images.iter().map(|v| tr.get(v).cloned()).collect::<Option<Vec<Term>>>() {
-                    hinted.push(Self::clause(&inv[k.to_owned()], &imgs));
+                    hinted.push(self.clause(&inv[k.to_owned()], &imgs));
                 }
             }
         }
@@ -396,7 +399,7 @@ pub fn certify_safe(sys: &System, proof: &Proof, backend: Backend, timeout_ms: u
     let mut solver = smt::checker(backend);
     solver.set_timeout_ms(timeout_ms);
     let complete = instantiation_complete(sys) && proof.invariant.iter().all(|c| c.others.is_empty());
-    let mut ck = SafeChecker { sys, solver, complete, timeout_ms };
+    let mut ck = SafeChecker { sys, solver, complete, timeout_ms, witnesses: Default::default() };
     let _ = ck.timeout_ms;
     let inv = &proof.invariant;
     let mut obligations = vec![];

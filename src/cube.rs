@@ -102,7 +102,12 @@ impl Cube {
             .collect();
         out.sort();
         out.dedup();
-        self.others = out.into_iter().map(|(_, p)| p).collect();
+        // a process no literal speaks of stands for one the conditions no
+        // longer bind (a pre-image fresh process they held of trivially
+        // after the step); such cubes form endless chains, one more such
+        // process each, whose limit is the cube without conditions: take it
+        let loose = self.vars.iter().any(|v| !self.lits.iter().any(|l| crate::logic::occurs(v, l)));
+        self.others = if loose { vec![] } else { out.into_iter().map(|(_, p)| p).collect() };
     }
     /// The number of index variables.
     pub fn arity(&self) -> usize {
@@ -619,6 +624,27 @@ mod tests {
         let c2 = Cube::normalize(&[z1.clone(), z2.clone()], &[Term::eq(&sel(&z2), &Term::int(1)), Term::eq(&sel(&z1), &Term::int(2))]);
         assert_eq!(c1, c2);
         assert_eq!(c1[0].key(), c2[0].key());
+    }
+
+    #[test]
+    fn conditions_on_other_processes_are_kept_only_while_every_process_is_bound() {
+        let (z1, z2) = (zvar(0, &Sort::Index), zvar(1, &Sort::Index));
+        let a = arr("a", Sort::Int);
+        let d = arr("d", Sort::Bool);
+        let o = other(&Sort::Index);
+        let sel = |x: &Term, z: &Term| Term::select(x, &[z.clone()]);
+        let id: HashMap<Term, Term> = HashMap::new();
+        // ¬d[o] ∨ o = z1 simplifies to ¬d[o]: o is none of the cube's processes
+        let cond = Term::or([sel(&d, &o).not(), Term::eq(&o, &z1)]);
+        let mut c = Cube::plain(vec![z1.clone(), z2.clone()], vec![Term::eq(&sel(&a, &z1), &Term::int(1)), sel(&d, &z2)]);
+        c.set_others(std::slice::from_ref(&cond), &id);
+        assert_eq!(c.others, vec![sel(&d, &o).not()]);
+        assert_eq!(c.others_at(&z2), vec![sel(&d, &z2).not()]);
+        assert!(c.key().contains('∀'));
+        // z2 bound by no literal: the conditions go (the limit of z2, z2 z3, … chains)
+        let mut loose = Cube::plain(vec![z1.clone(), z2.clone()], vec![Term::eq(&sel(&a, &z1), &Term::int(1))]);
+        loose.set_others(&[cond], &id);
+        assert!(loose.others.is_empty());
     }
 
     #[test]

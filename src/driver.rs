@@ -616,11 +616,11 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
     notes.extend(grow_notes);
     notes.extend(hint_notes);
     if !sys.hints.is_empty() {
-        notes.push(format!(
-            "{} of {} suggested invariants proven and used",
-            sys.hints.len() - bopts.dropped_hints.len(),
-            sys.hints.len()
-        ));
+        let kept = sys.hints.len() - bopts.dropped_hints.len();
+        notes.push(match outcome {
+            Outcome::Safe(_) => format!("{kept} of {} suggested invariants proven and used", sys.hints.len()),
+            _ => format!("{kept} of {} suggested invariants not refuted (nor proven: no answer)", sys.hints.len()),
+        });
     }
     let mut res = CheckResult {
         verdict: Verdict::Unknown(String::new()),
