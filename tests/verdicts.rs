@@ -268,6 +268,17 @@ fn candidate_invariants_find_the_minimum_so_far() {
     assert!(inv.len() <= 10, "{inv:?}");
 }
 
+/// A reversed copy and an in-place palindrome need an array read in mirror
+/// order, `∀z < i. b[z] = a[99999 - z]`: the templates propose it from the
+/// program's reads at `k - i`.
+#[test]
+fn candidate_invariants_find_mirror_images() {
+    for (name, k) in [("mirror.c", "99999"), ("palindrome.c", "9999")] {
+        let inv = certified_clauses(name, &candidate_invariants(name, 60), Some(1));
+        assert!(inv.iter().any(|c| c.contains(&format!("(+ (- z1) {k})")) || c.contains(&format!("(+ {k} (- z1))"))), "{name}: {inv:?}");
+    }
+}
+
 /// running_max.c needs sortedness, `∀z1 < z2 < i. a[z1] ≤ a[z2]`: a
 /// candidate of two quantified variables, which the templates propose when
 /// those of one prove nothing; and after the loop, at locations sampling

@@ -71,6 +71,9 @@ enum Atom {
     ZPlus(usize, Option<usize>),
     /// The quantified variable plus an offset.
     Index(i64),
+    /// An array slot read at a literal minus the quantified variable (the
+    /// mirror image of `z`: `b[99999 - z]`).
+    Mirror(usize, i64),
 }
 
 /// The relation a candidate's cube asserts between two atoms (the
@@ -126,6 +129,7 @@ impl Vocabulary<'_> {
             Atom::Z2(arr) => Term::select(&self.array(arr), std::slice::from_ref(z2)),
             Atom::ZPlus(arr, s) => Term::add([Term::select(&self.array(arr), std::slice::from_ref(z)), s.map_or(z.clone(), |s| self.prog.scalar_terms[s].clone())]),
             Atom::Index(o) => Term::add([z.clone(), Term::int(o)]),
+            Atom::Mirror(arr, k) => Term::select(&self.array(arr), &[Term::add([Term::int(k), z.neg()])]),
         }
     }
     fn array(&self, slot: usize) -> Term {
@@ -193,6 +197,7 @@ fn value(a: Atom, st: &State, z: i64, z2: i64) -> Option<(i64, i64, Option<(usiz
             Some((lo.checked_add(v)?, hi.checked_add(v)?, free))
         }
         Atom::Index(o) => z.checked_add(o).map(|v| (v, v, None)),
+        Atom::Mirror(arr, k) => Some(cell(arr, k.checked_sub(z)?)),
     }
 }
 
@@ -291,6 +296,23 @@ fn literals(sys: &System) -> Vec<i64> {
     v
 }
 
+/// The literals `k` of the program's reads at `k - i` (`a[99999 - i]`), `i`
+/// a scalar: the mirror images its arrays are read in.
+fn mirror_constants(sys: &System) -> Vec<i64> {
+    let mut out: Vec<i64> = vec![];
+    for t in system_terms(sys) {
+        for s in collect(t, &|x: &Term| matches!(x.op(), Op::Select)) {
+            let Some(l) = crate::projection::Linear::of(&s.args()[1]) else { continue };
+            let mirrored = l.coeffs.len() == 1 && l.coeffs.iter().all(|(x, c)| *c == -1 && x.is_var());
+            if mirrored && !out.contains(&l.constant) {
+                out.push(l.constant);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 /// Scalars used as array indices: in reads, and in the positions an
 /// update writes (`λj. ite(j = i, v, a[j])`).
 fn index_scalars(sys: &System) -> HashSet<Term> {
@@ -325,6 +347,7 @@ fn candidates(voc: &Vocabulary) -> Vec<Candidate> {
     // scalars never used as indices: values
     let values: Vec<usize> = ints.iter().copied().filter(|s| !idx.contains(s)).collect();
     let flags: Vec<(usize, i64)> = values.iter().flat_map(|&s| [(s, 0), (s, 1)]).collect();
+    let mirrors = mirror_constants(sys);
     // one-dimensional arrays of integers indexed by integers
     let arrays: Vec<usize> = (0..prog.array_vars.len())
         .filter(|&a| {
@@ -392,6 +415,10 @@ fn candidates(voc: &Vocabulary) -> Vec<Candidate> {
             for &v in &vals {
                 rels.push((Rel::Ne, Atom::Z(a), Atom::Scalar(s, v)));
             }
+        }
+        // an array read in mirror order (`b[z] = a[99999 - z]`, `a[z] = a[99999 - z]`)
+        for &b in &arrays {
+            rels.extend(mirrors.iter().map(|&k| (Rel::Ne, Atom::Z(a), Atom::Mirror(b, k))));
         }
         // the index itself (`c[z] ≥ z`), or plus a literal (`b[z] = 42 + z`)
         rels.extend([(Rel::Lt, Atom::Z(a), Atom::Index(0)), (Rel::Lt, Atom::Index(0), Atom::Z(a))]);
