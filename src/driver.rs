@@ -68,6 +68,9 @@ pub struct CheckOptions {
     pub brab: usize,
     /// Whether pre-images naming more processes wait until the queue is empty.
     pub postpone: bool,
+    /// Whether backward search also runs counter loops over processes at
+    /// once (accelerated companions).
+    pub accelerate: bool,
 }
 
 impl Default for CheckOptions {
@@ -88,6 +91,7 @@ impl Default for CheckOptions {
             obligations_dir: None,
             brab: 2,
             postpone: true,
+            accelerate: true,
         }
     }
 }
@@ -417,7 +421,25 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
             }
         }
     }
+    // backward search also runs counter loops over processes at once (their
+    // companions come last: the proof's hints name the original transitions
+    // by position)
+    let accelerated: System;
+    let searched = match crate::acceleration::companions(sys) {
+        cs if cs.is_empty() || engine != Engine::Bwd || !opts.accelerate => sys,
+        cs => {
+            notes.push(format!("accelerated loops: {}", cs.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", ")));
+            let mut a = sys.clone();
+            a.transitions.extend(cs);
+            accelerated = a;
+            &accelerated
+        }
+    };
     let mut replay = |trace: &crate::engine::AbstractTrace| {
+        if trace.edges.iter().any(|e| e.transition >= full.transitions.len()) {
+            notes.push(format!("trace of length {} through an accelerated transition set aside (not a trace of the system as written)", trace.edges.len()));
+            return false;
+        }
         match replay_timed(trace, &mut replay_time) {
             Ok(Some(ct)) => {
                 replayed = Some(ct);
@@ -528,7 +550,7 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
         loop {
         let mut o = bopts.clone();
         o.timeout = opts.timeout.map(|t| t.saturating_sub(start.elapsed()));
-        let mut search = Search::new(sys, o);
+        let mut search = Search::new(searched, o);
         if let Some(or) = oracle.take() {
             search = search.with_oracle(or);
         }

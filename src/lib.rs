@@ -4,6 +4,7 @@
 
 pub mod bench;
 pub mod abstraction;
+pub mod acceleration;
 pub mod approx;
 pub mod certify;
 pub mod cube;

@@ -99,6 +99,9 @@ struct CheckArgs {
     /// naming more processes than their successor wait, as in Cubicle).
     #[arg(long)]
     no_postpone: bool,
+    /// Do not accelerate counter loops over processes (backward search).
+    #[arg(long)]
+    no_accelerate: bool,
     /// Print search statistics.
     #[arg(long, short)]
     verbose: bool,
@@ -255,6 +258,7 @@ fn check(args: CheckArgs) -> ExitCode {
         obligations_dir: args.obligations.clone(),
         brab: args.brab,
         postpone: !args.no_postpone,
+        accelerate: !args.no_accelerate,
     };
     // a hard deadline: whatever a search step does, a time limit ends the
     // run UNKNOWN with exit code 3 shortly after it expires

@@ -141,6 +141,8 @@ fn plain_search_agrees() {
         ("mutex.cub", "SAFE"),
         ("write_back.mcmt", "SAFE"),
         ("write_back_buggy.mcmt", "UNSAFE"),
+        ("scan.mcmt", "SAFE"),
+        ("scan_buggy.mcmt", "UNSAFE"),
     ] {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(name);
         let parsed = parse_file(&path).unwrap();
@@ -194,6 +196,22 @@ fn exact_universal_guards_prove_what_no_universal_invariant_can() {
     }
     let cert = arrax::certify::certify_safe(&parsed.system, &weaker, arrax::smt::Backend::Z3, 10_000);
     assert!(!cert.certified(), "the invariant without its conditions on other processes was certified");
+}
+
+/// A scan over the processes below one (`c[x] = y ∧ ¬w[y]`, then
+/// `c[x] := c[x] + 1`) met one process at a time gives backward search an
+/// endless chain of cubes; its accelerated companion gives the bound
+/// `y < c[x]` in one pre-image, and the invariant found with it is
+/// certified against the original transitions.
+#[test]
+fn counter_loops_over_processes_are_accelerated() {
+    let parsed = parse_file(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join("scan.mcmt")).unwrap();
+    let r = check(&parsed.system, &CheckOptions::default());
+    assert_eq!(r.verdict, Verdict::Safe);
+    assert!(matches!(r.certification, Certification::Certified(_)), "{:?}", r.certification);
+    assert!(r.notes.iter().any(|n| n.contains("accelerated loops: t2_next*")), "{:?}", r.notes);
+    let slow = CheckOptions { accelerate: false, timeout: Some(std::time::Duration::from_secs(3)), ..CheckOptions::default() };
+    assert!(matches!(check(&parsed.system, &slow).verdict, Verdict::Unknown(_)));
 }
 
 /// The default check of a model in `models/`.
