@@ -77,7 +77,11 @@ impl Cube {
         if self.others.is_empty() {
             return Term::tt();
         }
-        let o = other(&self.vars.first().map(|v| v.sort().clone()).unwrap_or(Sort::Index));
+        // (the sort of the other process: that of the cube's, or as written)
+        let sort = self.vars.first().map(|v| v.sort().clone()).or_else(|| {
+            self.others.iter().flat_map(crate::logic::free_vars).find(|v| v.var_name() == Some("o!")).map(|v| v.sort().clone())
+        });
+        let o = other(&sort.unwrap_or(Sort::Index));
         let apart = Term::and(self.vars.iter().map(|v| Term::eq(&o, v).not()));
         Term::forall(std::slice::from_ref(&o), &Term::implies(&apart, &Term::and(self.others.iter().cloned())))
     }
