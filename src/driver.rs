@@ -550,6 +550,8 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
         loop {
         let mut o = bopts.clone();
         o.timeout = opts.timeout.map(|t| t.saturating_sub(start.elapsed()));
+        // the limits are the run's, over every restart
+        o.max_nodes = opts.max_nodes.map(|n| n.saturating_sub(earlier.nodes));
         let mut search = Search::new(searched, o);
         if let Some(or) = oracle.take() {
             search = search.with_oracle(or);
