@@ -7,10 +7,13 @@
 //! `c[x] := c[x] + k`. Transitions that differ only in `P` (`w[y]` or
 //! `b[y]`) are one loop, with the disjunction of their `P`s.
 //!
-//! The companions only add behaviour (ranges may skip indices no process
-//! has), so a search may use them freely for SAFE answers, whose invariants
-//! are certified against the original transitions; a trace through one is
-//! never answered (it is not a trace of the system as written).
+//! On its own a companion over-approximates (its range may hold numbers
+//! no process has); with the range required to consist of processes
+//! ([`Transition::checks`], enforced when a trace is replayed on an
+//! instance with processes `0…n-1`) it is exactly `k` iterations. Searches
+//! use the companions freely: invariants are certified against the
+//! original transitions, and a trace through a companion is answered only
+//! once it replays with every checked process present.
 
 use crate::logic::{substitute, Op, Sort, Term};
 use crate::system::{System, Transition, Update};
@@ -114,6 +117,7 @@ pub fn companions(sys: &System) -> Vec<Transition> {
                 guard: Term::and(l.on_x.into_iter().chain([Term::le(&Term::int(1), &k)])),
                 uguard: Some((j.clone(), Term::implies(&range, &each))),
                 updates: vec![Update { var: l.counter, value: Term::lambda(std::slice::from_ref(&j), &moved) }],
+                checks: Some((cx.clone(), Term::add([cx.clone(), k.clone()]))),
             }
         })
         .collect()

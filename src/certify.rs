@@ -18,7 +18,9 @@
 //! UNSAFE (backward search): the trace is replayed on a concrete instance with every process
 //! it names (plus a few spare ones), universal guards evaluated over all of
 //! them; the solver proposes values, and the trace is accepted only when
-//! evaluating every step on those values gives `true`.
+//! evaluating every step on those values gives `true`. A step of an
+//! accelerated loop must check only processes of the instance, and is
+//! then replaced by its iterations, each guard evaluated.
 
 pub mod execution;
 
@@ -528,6 +530,11 @@ fn unroll(sys: &System, trace: &AbstractTrace, procs: usize) -> Option<(Unrollin
             pm.insert(v.clone(), Term::var(&format!("{}@{}!{}", v.var_name().unwrap_or("v"), s, vi), v.sort().clone()));
         }
         cs.push(substitute(&substitute(&t.guard, &pm), st));
+        // a step standing for loop iterations: every process it checks exists
+        if let Some((lo, hi)) = &t.checks {
+            cs.push(Term::le(&ps[0], &substitute(&substitute(lo, &pm), st)));
+            cs.push(Term::le(&substitute(&substitute(hi, &pm), st), &proc_lit(procs, &isort)));
+        }
         if let Some((j, body)) = &t.uguard {
             for p in &ps {
                 let mut m = pm.clone();
@@ -660,7 +667,101 @@ pub fn replay(sys: &System, trace: &AbstractTrace, backend: Backend, timeout_ms:
                 return Err(format!("replay: the solver's values do not satisfy {c} (evaluates to {e})"));
             }
         }
-        return Ok(Some(ConcreteTrace { procs, states, steps }));
+        let trace = ConcreteTrace { procs, states, steps };
+        return expand_loops(sys, trace).map(Some);
     }
     Ok(None)
+}
+
+/// The concrete trace with each step of an accelerated loop (a transition
+/// with [`Transition::checks`], named `t1|t2*` after the iterations it
+/// stands for) replaced by those iterations, one per checked process, each
+/// iteration's guard evaluated on its state: a trace of the transitions as
+/// written. An error if no iteration fits or the iterations do not reach
+/// the step's successor.
+fn expand_loops(sys: &System, t: ConcreteTrace) -> Result<ConcreteTrace, String> {
+    if t.steps.iter().all(|(ti, _)| sys.transitions[*ti].checks.is_none()) {
+        return Ok(t);
+    }
+    let mut states = vec![t.states[0].clone()];
+    let mut steps = vec![];
+    for (k, (ti, params)) in t.steps.iter().enumerate() {
+        let tr = &sys.transitions[*ti];
+        if tr.checks.is_none() {
+            steps.push((*ti, params.clone()));
+            states.push(t.states[k + 1].clone());
+            continue;
+        }
+        let names: Vec<&str> = tr.name.trim_end_matches('*').split('|').collect();
+        let loops: Vec<usize> = (0..sys.transitions.len()).filter(|&i| names.contains(&sys.transitions[i].name.as_str()) && sys.transitions[i].checks.is_none()).collect();
+        let counter = tr.updates[0].var;
+        let x = params[0];
+        let cell = |st: &[Value]| -> Option<i64> {
+            match &st[counter] {
+                Value::Array(cells) => cells.iter().find(|(idx, _)| idx == &[x]).and_then(|(_, v)| v.as_int()),
+                Value::Scalar(_) => None,
+            }
+        };
+        let (from, to) = (cell(&t.states[k]).ok_or("accelerated loop: no counter")?, cell(&t.states[k + 1]).ok_or("accelerated loop: no counter")?);
+        let mut cur = t.states[k].clone();
+        for y in from..to {
+            let y = usize::try_from(y).map_err(|_| "accelerated loop: a negative process")?;
+            let it = loops
+                .iter()
+                .copied()
+                .find(|&i| holds(sys, &sys.transitions[i].guard, &sys.transitions[i].params, &[x, y], &cur))
+                .ok_or_else(|| format!("accelerated loop {}: no iteration at process #{}", tr.name, y + 1))?;
+            if let Value::Array(cells) = &mut cur[counter] {
+                for (idx, v) in cells.iter_mut() {
+                    if idx == &[x] {
+                        *v = Term::raw(Op::Int(y as i64 + 1), vec![], v.sort().clone());
+                    }
+                }
+            }
+            steps.push((it, vec![x, y]));
+            // the state between iterations satisfies the system's axioms
+            let ps: Vec<usize> = (0..t.procs).collect();
+            for q in &sys.axioms {
+                for m in all_maps(&q.vars, &ps.iter().map(|p| proc_lit(*p, &sys.index_sort())).collect::<Vec<_>>()) {
+                    let at: Vec<usize> = q.vars.iter().map(|v| m[v].as_int().unwrap_or(0) as usize).collect();
+                    if !holds(sys, &q.body(), &q.vars, &at, &cur) {
+                        return Err(format!("accelerated loop {}: an axiom fails between iterations", tr.name));
+                    }
+                }
+            }
+            states.push(cur.clone());
+        }
+        if cur != t.states[k + 1] {
+            return Err(format!("accelerated loop {}: its iterations do not reach the step's successor", tr.name));
+        }
+    }
+    Ok(ConcreteTrace { procs: t.procs, states, steps })
+}
+
+/// Whether a transition's guard holds with these parameters in a concrete state.
+fn holds(sys: &System, guard: &Term, params: &[Term], procs: &[usize], st: &[Value]) -> bool {
+    let isort = sys.index_sort();
+    let mut m: HashMap<Term, Term> = params.iter().cloned().zip(procs.iter().map(|p| proc_lit(*p, &isort))).collect();
+    for (v, val) in sys.vars.iter().zip(st) {
+        match val {
+            Value::Scalar(c) => {
+                m.insert(v.term.clone(), c.clone());
+            }
+            Value::Array(cells) => {
+                for (idx, c) in cells {
+                    let at: Vec<Term> = idx.iter().map(|p| proc_lit(*p, &isort)).collect();
+                    m.insert(Term::select(&v.term, &at), c.clone());
+                }
+            }
+        }
+    }
+    let mut e = guard.clone();
+    for _ in 0..8 {
+        let e2 = substitute(&e, &m);
+        if e2 == e {
+            break;
+        }
+        e = e2;
+    }
+    e == Term::tt()
 }

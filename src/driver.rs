@@ -383,9 +383,29 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
     // never trusted)
     let mut finite_trace: Option<crate::engine::AbstractTrace> = None;
     // a replay of a candidate trace, timed
+    // backward search also runs counter loops over processes at once (their
+    // companions come last: the proof's hints name the original transitions
+    // by position); traces are replayed on the whole system with the same
+    // companions, each step through one checked to stand for iterations
+    // over existing processes
+    let companions = if engine == Engine::Bwd && opts.accelerate { crate::acceleration::companions(sys) } else { vec![] };
+    let (accelerated, whole): (System, System);
+    let (searched, replayed_on) = if companions.is_empty() {
+        (sys, full)
+    } else {
+        notes.push(format!("accelerated loops: {}", companions.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", ")));
+        let mut a = sys.clone();
+        a.transitions.extend(companions.iter().cloned());
+        accelerated = a;
+        let of_whole = crate::acceleration::companions(full);
+        let mut w = full.clone();
+        w.transitions.extend(companions.iter().map_while(|c| of_whole.iter().find(|m| m.name == c.name).cloned()));
+        whole = w;
+        (&accelerated, &whole)
+    };
     let replay_timed = |trace: &crate::engine::AbstractTrace, time: &mut Duration| {
         let t0 = Instant::now();
-        let r = certify::replay(full, trace, if certify_on { checker } else { backend }, per_call_ms);
+        let r = certify::replay(replayed_on, trace, if certify_on { checker } else { backend }, per_call_ms);
         *time += t0.elapsed();
         r
     };
@@ -421,23 +441,9 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
             }
         }
     }
-    // backward search also runs counter loops over processes at once (their
-    // companions come last: the proof's hints name the original transitions
-    // by position)
-    let accelerated: System;
-    let searched = match crate::acceleration::companions(sys) {
-        cs if cs.is_empty() || engine != Engine::Bwd || !opts.accelerate => sys,
-        cs => {
-            notes.push(format!("accelerated loops: {}", cs.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", ")));
-            let mut a = sys.clone();
-            a.transitions.extend(cs);
-            accelerated = a;
-            &accelerated
-        }
-    };
     let mut replay = |trace: &crate::engine::AbstractTrace| {
-        if trace.edges.iter().any(|e| e.transition >= full.transitions.len()) {
-            notes.push(format!("trace of length {} through an accelerated transition set aside (not a trace of the system as written)", trace.edges.len()));
+        if trace.edges.iter().any(|e| e.transition >= replayed_on.transitions.len()) {
+            notes.push(format!("trace of length {} through an accelerated loop the whole system does not have set aside", trace.edges.len()));
             return false;
         }
         match replay_timed(trace, &mut replay_time) {

@@ -103,6 +103,11 @@ pub struct Transition {
     pub uguard: Option<(Term, Term)>,
     /// The updated state variables; the others keep their values.
     pub updates: Vec<Update>,
+    /// For a step standing for several iterations of a loop over processes
+    /// (an accelerated companion): the integer range `[lo, hi)` of the
+    /// processes it checks, each of which must exist (the processes of a
+    /// concrete instance are `0…n-1`).
+    pub checks: Option<(Term, Term)>,
 }
 
 impl Transition {

@@ -198,7 +198,8 @@ fn exact_universal_guards_prove_what_no_universal_invariant_can() {
 /// `c[x] := c[x] + 1`) met one process at a time gives backward search an
 /// endless chain of cubes; its accelerated companion gives the bound
 /// `y < c[x]` in one pre-image, and the invariant found with it is
-/// certified against the original transitions.
+/// certified against the original transitions. A trace through the
+/// companion is replayed and printed as the iterations it stands for.
 #[test]
 fn counter_loops_over_processes_are_accelerated() {
     let parsed = parse_model("scan.mcmt");
@@ -207,6 +208,13 @@ fn counter_loops_over_processes_are_accelerated() {
     assert!(r.notes.iter().any(|n| n.contains("accelerated loops: t2_next*")), "{:?}", r.notes);
     let slow = CheckOptions { accelerate: false, timeout: Some(std::time::Duration::from_secs(3)), ..CheckOptions::default() };
     assert!(matches!(check(&parsed.system, &slow).verdict, Verdict::Unknown(_)));
+    // a bug behind a scan of two processes: plain search meets it through
+    // the accelerated step, and the replayed trace shows the two iterations
+    let buggy = parse_model("scan_buggy.mcmt");
+    let r = check(&buggy.system, &CheckOptions { brab: 0, ..CheckOptions::default() });
+    assert_eq!(r.verdict, Verdict::Unsafe, "{:?}", r.notes);
+    let steps: Vec<&str> = r.trace.as_ref().expect("a replayed trace").steps.iter().map(|(t, _)| buggy.system.transitions[*t].name.as_str()).collect();
+    assert_eq!(steps.iter().filter(|n| **n == "t2_next").count(), 2, "{steps:?}");
 }
 
 /// A model in `models/`, parsed.

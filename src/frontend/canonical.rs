@@ -401,7 +401,7 @@ impl Reader<'_> {
 
     /// The parts of a transition, inside a scope the caller opens.
     fn transition(&mut self, name: String, parts: &[Sexp]) -> Result<Transition, Diagnostic> {
-        let mut t = Transition { name, params: vec![], values: vec![], guard: Term::tt(), uguard: None, updates: vec![] };
+        let mut t = Transition { name, params: vec![], values: vec![], guard: Term::tt(), uguard: None, updates: vec![], checks: None };
         for part in parts {
             let Some((head, args)) = part.list().and_then(|l| l.split_first()) else {
                 return Err(self.err(part, "expected a transition part such as (guard ...)"));

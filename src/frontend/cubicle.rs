@@ -1802,6 +1802,7 @@ fn instances(
                 guard,
                 uguard,
                 updates,
+                checks: None,
             });
         }
     }

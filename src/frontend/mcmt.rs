@@ -982,7 +982,7 @@ impl<'a> Builder<'a> {
             k += 1;
         }
         names.insert(name.clone());
-        Ok(Transition { name, params: params.to_vec(), values, guard: Term::and(guard), uguard, updates })
+        Ok(Transition { name, params: params.to_vec(), values, guard: Term::and(guard), uguard, updates, checks: None })
     }
 
     /// The new value of global `sv` (position `k`): the value of a literal

@@ -448,6 +448,7 @@ pub fn lower(cfa: &Cfa) -> System {
                 guard,
                 uguard: None,
                 updates,
+                checks: None,
             });
         }
     }
