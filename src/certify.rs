@@ -655,14 +655,7 @@ pub fn replay(sys: &System, trace: &AbstractTrace, backend: Backend, timeout_ms:
         }
         // evaluate every constraint on the concrete values
         for c in &u.constraints {
-            let mut e = c.clone();
-            for _ in 0..8 {
-                let e2 = substitute(&e, &vals);
-                if e2 == e {
-                    break;
-                }
-                e = e2;
-            }
+            let e = evaluate(c, &vals);
             if e != Term::tt() {
                 return Err(format!("replay: the solver's values do not satisfy {c} (evaluates to {e})"));
             }
@@ -755,13 +748,19 @@ fn holds(sys: &System, guard: &Term, params: &[Term], procs: &[usize], st: &[Val
             }
         }
     }
-    let mut e = guard.clone();
+    evaluate(guard, &m) == Term::tt()
+}
+
+/// A formula evaluated on concrete values (symbols and cells to values),
+/// substituting until nothing changes.
+fn evaluate(f: &Term, values: &HashMap<Term, Term>) -> Term {
+    let mut e = f.clone();
     for _ in 0..8 {
-        let e2 = substitute(&e, &m);
+        let e2 = substitute(&e, values);
         if e2 == e {
             break;
         }
         e = e2;
     }
-    e == Term::tt()
+    e
 }

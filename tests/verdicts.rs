@@ -180,10 +180,7 @@ fn unsafe_states_of_the_finite_instance_are_replayed_counterexamples() {
 /// without it the same invariant is not certified.
 #[test]
 fn exact_universal_guards_prove_what_no_universal_invariant_can() {
-    let parsed = parse_model("write_back.mcmt");
-    let r = check(&parsed.system, &CheckOptions::default());
-    certified_clauses("write_back.mcmt", &r, None);
-    assert!(r.notes.iter().any(|n| n.contains("exact universal guards")), "{:?}", r.notes);
+    let (parsed, r) = certified_with_note("write_back.mcmt", "exact universal guards");
     let proof = r.proof.unwrap();
     assert!(proof.invariant.iter().any(|c| !c.others.is_empty()), "no clause about other processes");
     let mut weaker = proof.clone();
@@ -202,10 +199,7 @@ fn exact_universal_guards_prove_what_no_universal_invariant_can() {
 /// companion is replayed and printed as the iterations it stands for.
 #[test]
 fn counter_loops_over_processes_are_accelerated() {
-    let parsed = parse_model("scan.mcmt");
-    let r = check(&parsed.system, &CheckOptions::default());
-    certified_clauses("scan.mcmt", &r, None);
-    assert!(r.notes.iter().any(|n| n.contains("accelerated loops: t2_next*")), "{:?}", r.notes);
+    let (parsed, _) = certified_with_note("scan.mcmt", "accelerated loops: t2_next*");
     let slow = CheckOptions { accelerate: false, timeout: Some(std::time::Duration::from_secs(3)), ..CheckOptions::default() };
     assert!(matches!(check(&parsed.system, &slow).verdict, Verdict::Unknown(_)));
     // a bug behind a scan of two processes: plain search meets it through
@@ -220,6 +214,16 @@ fn counter_loops_over_processes_are_accelerated() {
 /// A model in `models/`, parsed.
 fn parse_model(name: &str) -> arrax::frontend::Parsed {
     parse_file(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(name)).unwrap()
+}
+
+/// The default check of a model in `models/`, which must be certified SAFE
+/// with a note saying `note`.
+fn certified_with_note(name: &str, note: &str) -> (arrax::frontend::Parsed, arrax::driver::CheckResult) {
+    let parsed = parse_model(name);
+    let r = check(&parsed.system, &CheckOptions::default());
+    certified_clauses(name, &r, None);
+    assert!(r.notes.iter().any(|n| n.contains(note)), "{name}: {:?}", r.notes);
+    (parsed, r)
 }
 
 /// The default check of a model in `models/`.
