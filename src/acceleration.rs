@@ -15,7 +15,7 @@
 //! original transitions, and a trace through a companion is answered only
 //! once it replays with every checked process present.
 
-use crate::logic::{substitute, Op, Sort, Term};
+use crate::logic::{conjuncts, substitute, Op, Sort, Term};
 use crate::system::{System, Transition, Update};
 use std::collections::HashMap;
 
@@ -36,14 +36,6 @@ fn looping() -> Term {
 /// The process an iteration checks.
 fn checked() -> Term {
     Term::var("j!loop", Sort::Int)
-}
-
-/// The conjuncts of a formula.
-fn conjuncts(t: &Term) -> Vec<Term> {
-    match t.op() {
-        Op::And => t.args().iter().flat_map(conjuncts).collect(),
-        _ => vec![t.clone()],
-    }
 }
 
 /// Recognises `t` as one iteration of a counter loop.

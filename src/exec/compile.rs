@@ -3,7 +3,7 @@
 //! off guard literals, initial ranges, the program-counter dispatch.
 
 use super::{Arg, Expr, Unsupported};
-use crate::logic::{occurs, substitute, Op, Sort, Term};
+use crate::logic::{conjuncts, occurs, substitute, Op, Sort, Term};
 use crate::system::{IndexKind, System};
 use std::collections::HashMap;
 
@@ -192,15 +192,6 @@ impl Scope<'_> {
             Op::Real(..) => return Err(Unsupported("real numbers".into())),
             _ => return Err(Unsupported(format!("term {t}"))),
         })
-    }
-}
-
-/// The conjuncts of a formula.
-fn conjuncts(t: &Term) -> Vec<Term> {
-    match t.op() {
-        Op::And => t.args().to_vec(),
-        Op::Bool(true) => vec![],
-        _ => vec![t.clone()],
     }
 }
 

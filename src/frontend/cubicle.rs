@@ -62,9 +62,9 @@
 //! guard's quantifier, existentials in `init`, universals left in a cube,
 //! quantifiers in case conditions or values.
 
-use super::elab::{conjuncts, is_reserved};
+use super::elab::is_reserved;
 use super::{line_col, Diagnostic, Parsed};
-use crate::logic::{collect, substitute, EnumDef, EnumValues, Op, Sort, Term};
+use crate::logic::{collect, conjuncts, substitute, EnumDef, EnumValues, Op, Sort, Term};
 use crate::system::{IndexKind, Quantified, StateVar, System, Transition, Update};
 use nom::{
     branch::alt,

@@ -521,16 +521,6 @@ impl<'a> Env<'a> {
     }
 }
 
-/// The conjuncts of a formula: the arguments of a conjunction, none for
-/// `true`, else the formula itself.
-pub fn conjuncts(t: &Term) -> Vec<Term> {
-    match (t.op(), t.as_bool()) {
-        (crate::logic::Op::And, _) => t.args().to_vec(),
-        (_, Some(true)) => vec![],
-        _ => vec![t.clone()],
-    }
-}
-
 /// Checks, before calling the term constructors, that folding the number
 /// literals of an arithmetic term stays within 64-bit integers (the
 /// constructors compute in `i64`). Each check replays the constructor's

@@ -34,10 +34,10 @@
 //!   starts with a word (`:comment t3 send_inv: …` gives `t3_send_inv`),
 //!   else `t<n>`.
 
-use super::elab::{conjuncts, excerpt, is_reserved, Binding, Env};
+use super::elab::{excerpt, is_reserved, Binding, Env};
 use super::sexp::{Reader, Sexp, SexpKind};
 use super::{Diagnostic, Parsed};
-use crate::logic::{free_vars, occurs, substitute, EnumDef, EnumValues, Sort, Term};
+use crate::logic::{conjuncts, free_vars, occurs, substitute, EnumDef, EnumValues, Sort, Term};
 use crate::system::{IndexKind, Quantified, StateVar, System, Transition, Update};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;

@@ -44,6 +44,16 @@ fn subst_rec(t: &Term, map: &HashMap<Term, Term>, cache: &mut HashMap<Term, Term
     r
 }
 
+/// The conjuncts of a formula: the arguments of a conjunction (flattened
+/// by construction), none for `true`, else the formula itself.
+pub fn conjuncts(t: &Term) -> Vec<Term> {
+    match t.op() {
+        Op::And => t.args().to_vec(),
+        Op::Bool(true) => vec![],
+        _ => vec![t.clone()],
+    }
+}
+
 /// Replaces each variable by the term the function gives (or keeps it).
 pub fn rename(t: &Term, f: impl Fn(&Term) -> Option<Term>) -> Term {
     let map: HashMap<Term, Term> = free_vars(t).into_iter().filter_map(|v| f(&v).map(|w| (v, w))).collect();
