@@ -226,7 +226,7 @@ impl Cube {
             s.push(';');
         }
         for l in &self.others {
-            s.push_str("∀");
+            s.push('∀');
             s.push_str(&l.to_string());
             s.push(';');
         }
