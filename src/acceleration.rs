@@ -99,9 +99,10 @@ pub fn companions(sys: &System) -> Vec<Transition> {
             let c = sys.vars[l.counter].term.clone();
             let cx = Term::select(&c, std::slice::from_ref(&x));
             let k = Term::var("k!loop", Sort::Int);
-            let range = Term::and([Term::le(&cx, &j), Term::lt(&j, &Term::add([cx.clone(), k.clone()]))]);
+            let end = Term::add([cx.clone(), k.clone()]);
+            let range = Term::and([Term::le(&cx, &j), Term::lt(&j, &end)]);
             let each = Term::and([Term::eq(&j, &x).not(), l.check]);
-            let moved = Term::ite(&Term::eq(&j, &x), &Term::add([cx.clone(), k.clone()]), &Term::select(&c, std::slice::from_ref(&j)));
+            let moved = Term::ite(&Term::eq(&j, &x), &end, &Term::select(&c, std::slice::from_ref(&j)));
             Transition {
                 name: format!("{}*", names.join("|")),
                 params: vec![x.clone()],
@@ -109,7 +110,7 @@ pub fn companions(sys: &System) -> Vec<Transition> {
                 guard: Term::and(l.on_x.into_iter().chain([Term::le(&Term::int(1), &k)])),
                 uguard: Some((j.clone(), Term::implies(&range, &each))),
                 updates: vec![Update { var: l.counter, value: Term::lambda(std::slice::from_ref(&j), &moved) }],
-                checks: Some((cx.clone(), Term::add([cx.clone(), k.clone()]))),
+                checks: Some((cx.clone(), end)),
             }
         })
         .collect()

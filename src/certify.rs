@@ -361,11 +361,8 @@ impl<'a> SafeChecker<'a> {
         if let Some((j, body)) = &t.uguard {
             universal.push((j.clone(), substitute(body, &pmap)));
         }
-        if !cube.others.is_empty() {
-            let o = crate::cube::other(&sys.index_sort());
-            let apart = Term::and(cube.vars.iter().map(|v| Term::eq(&o, v).not()));
-            let after = Term::and(cube.others.iter().map(|p| substitute(p, &next)));
-            universal.push((o, Term::implies(&apart, &after)));
+        if let Some((o, body)) = cube.outside_condition() {
+            universal.push((o, substitute(&body, &next)));
         }
         for (j, body) in &universal {
             for v in &terms {

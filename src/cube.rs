@@ -74,16 +74,19 @@ impl Cube {
     }
     /// `∀o. o ∉ z̄ ⇒ others(o)` (true for a plain cube).
     pub fn outside(&self) -> Term {
-        if self.others.is_empty() {
-            return Term::tt();
+        match self.outside_condition() {
+            Some((o, body)) => Term::forall(std::slice::from_ref(&o), &body),
+            None => Term::tt(),
         }
-        // (the sort of the other process: that of the cube's, or as written)
-        let sort = self.vars.first().map(|v| v.sort().clone()).or_else(|| {
-            self.others.iter().flat_map(crate::logic::free_vars).find(|v| v.var_name() == Some("o!")).map(|v| v.sort().clone())
-        });
-        let o = other(&sort.unwrap_or(Sort::Index));
+    }
+    /// The other process `o` and `o ∉ z̄ ⇒ others(o)`, for a cube with
+    /// conditions on other processes.
+    pub fn outside_condition(&self) -> Option<(Term, Term)> {
+        // (the other process in its own sort, as written)
+        let o = self.others.iter().flat_map(crate::logic::free_vars).find(|v| v.var_name() == Some("o!"))?;
         let apart = Term::and(self.vars.iter().map(|v| Term::eq(&o, v).not()));
-        Term::forall(std::slice::from_ref(&o), &Term::implies(&apart, &Term::and(self.others.iter().cloned())))
+        let body = Term::implies(&apart, &Term::and(self.others.iter().cloned()));
+        Some((o, body))
     }
     /// The conditions on other processes at process term `t`.
     pub fn others_at(&self, t: &Term) -> Vec<Term> {

@@ -381,25 +381,35 @@ fn search(
 /// processes outside the instance it must not contradict the facts (the
 /// undecided ones join `rest`, for the solver).
 fn others_hold(old: &Pattern, new: &Cube, facts: &Facts, map: &HashMap<Term, Term>, used: &[bool], rest: &mut Vec<Term>) -> bool {
-    if old.cube.others.is_empty() {
-        return true;
-    }
-    if !old.cube.others.iter().all(|p| new.others.contains(&substitute(p, map))) {
-        return false;
-    }
-    let o = other(&old.hole.sort().clone());
-    for z in new.vars.iter().enumerate().filter(|(i, _)| !used[*i]).map(|(_, z)| z) {
-        let mut m = map.clone();
-        m.insert(o.clone(), z.clone());
-        for p in &old.cube.others {
-            match facts.eval(&substitute(p, &m)) {
-                (Some(true), _) => {}
-                (Some(false), _) => return false,
-                (None, l) => rest.push(l),
-            }
+    let Some(at_outside) = others_outside(old, new, map, used) else { return false };
+    for l in at_outside {
+        match facts.eval(&l) {
+            (Some(true), _) => {}
+            (Some(false), _) => return false,
+            (None, l) => rest.push(l),
         }
     }
     true
+}
+
+/// `old`'s conditions on other processes under the instance `map`: `None`
+/// if one is not among `new`'s, else their instances at `new`'s processes
+/// outside the instance (`used` marks those inside).
+fn others_outside(old: &Pattern, new: &Cube, map: &HashMap<Term, Term>, used: &[bool]) -> Option<Vec<Term>> {
+    if old.cube.others.is_empty() {
+        return Some(vec![]);
+    }
+    if !old.cube.others.iter().all(|p| new.others.contains(&substitute(p, map))) {
+        return None;
+    }
+    let o = other(old.hole.sort());
+    let mut out = vec![];
+    for z in new.vars.iter().enumerate().filter(|(i, _)| !used[*i]).map(|(_, z)| z) {
+        let mut m = map.clone();
+        m.insert(o.clone(), z.clone());
+        out.extend(old.cube.others.iter().map(|p| substitute(p, &m)));
+    }
+    Some(out)
 }
 
 /// Whether `old` syntactically subsumes `new` (some instance of `old`'s
@@ -431,13 +441,7 @@ fn subsume_rec(
     if k == old.cube.arity() {
         // old's conditions on other processes: among new's, and among its
         // literals at new's processes outside the instance
-        let o = other(&old.hole.sort().clone());
-        let contained = old.cube.others.iter().all(|p| new.others.contains(&substitute(p, map)))
-            && new.vars.iter().enumerate().filter(|(i, _)| !used[*i]).all(|(_, z)| {
-                let mut m = map.clone();
-                m.insert(o.clone(), z.clone());
-                old.cube.others.iter().all(|p| lits.contains(&substitute(p, &m)))
-            });
+        let contained = others_outside(old, new, map, used).is_some_and(|ls| ls.iter().all(|l| lits.contains(l)));
         return contained.then(|| images.clone());
     }
     let y = &old.cube.vars[k];

@@ -46,13 +46,6 @@ pub fn index_bounds(sys: &System, vars: &[Term]) -> Vec<Term> {
 /// The cube's conditions on other processes at each index-valued scalar
 /// that is none of the cube's processes.
 pub fn others_on_scalars(sys: &System, cube: &Cube) -> Vec<Term> {
-    if cube.others.is_empty() {
-        return vec![];
-    }
-    let mut out = vec![];
-    for s in sys.index_scalars() {
-        let apart = Term::and(cube.vars.iter().map(|v| Term::eq(&s, v).not()));
-        out.push(Term::implies(&apart, &Term::and(cube.others_at(&s))));
-    }
-    out
+    let Some((o, body)) = cube.outside_condition() else { return vec![] };
+    sys.index_scalars().into_iter().map(|s| crate::logic::substitute(&body, &[(o.clone(), s)].into_iter().collect())).collect()
 }
