@@ -38,7 +38,7 @@ pub struct CheckOptions {
     pub engine: Engine,
     /// How lazy abstraction computes interpolants; `None`: projection,
     /// and in the portfolio for programs also a short phase with case splits.
-    pub interpolation: Option<crate::interpolate::Method>,
+    pub interpolation: Option<crate::reach::interpolate::Method>,
     /// Terms to abstract besides the automatic ones (names of state
     /// variables or constants).
     pub abstract_terms: Vec<String>,
@@ -204,9 +204,9 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
         // a few hundredths of a second), and the same with interpolants
         // split into cases when projection met cubes it would split
         let early = opts.timeout.map_or(Duration::from_millis(250), |t| (t / 40).min(Duration::from_millis(250)));
-        let splittable = crate::interpolate::splittable_cubes();
-        for method in [None, Some(crate::interpolate::Method::Cases)] {
-            if method.is_some() && (opts.interpolation.is_some() || crate::interpolate::splittable_cubes() == splittable) {
+        let splittable = crate::reach::interpolate::splittable_cubes();
+        for method in [None, Some(crate::reach::interpolate::Method::Cases)] {
+            if method.is_some() && (opts.interpolation.is_some() || crate::reach::interpolate::splittable_cubes() == splittable) {
                 break;
             }
             let e = check_inner(full, &CheckOptions { timeout: Some(early), interpolation: method.or(opts.interpolation), ..opts.clone() }, program);
@@ -235,7 +235,7 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
         }
         let glanced = r0.time;
         let quick = opts.timeout.map_or(Duration::from_secs(2), |t| (t / 4).min(Duration::from_secs(2)));
-        let splittable = crate::interpolate::splittable_cubes();
+        let splittable = crate::reach::interpolate::splittable_cubes();
         let r0 = check_inner(full, &CheckOptions { timeout: Some(quick), ..opts.clone() }, program);
         if matches!(r0.verdict, Verdict::Safe | Verdict::Unsafe) {
             let note = format!("portfolio: forward execution found no error in {:.2}s; {} decided within its first {:.1}s", glanced.as_secs_f64(), r0.engine, quick.as_secs_f64());
@@ -244,8 +244,8 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
         // interpolants split into cases (sentinels bounding a count): a
         // short phase of its own, as the splits slow down other proofs, and
         // only when projection met cubes it would split
-        if opts.interpolation.is_none() && crate::interpolate::splittable_cubes() > splittable {
-            let cases = Some(crate::interpolate::Method::Cases);
+        if opts.interpolation.is_none() && crate::reach::interpolate::splittable_cubes() > splittable {
+            let cases = Some(crate::reach::interpolate::Method::Cases);
             let r1 = check_inner(full, &CheckOptions { timeout: Some(quick), interpolation: cases, ..opts.clone() }, program);
             if matches!(r1.verdict, Verdict::Safe | Verdict::Unsafe) {
                 let note = format!(
@@ -298,7 +298,7 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
 fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult {
     let start = Instant::now();
     // the search runs on the cone of influence; answers are checked on the full system
-    let (sliced, dropped) = crate::slice::cone_of_influence(full);
+    let (sliced, dropped) = crate::transform::slice::cone_of_influence(full);
     let sys = &sliced;
     let per_call_ms = 20_000;
     let mut notes = vec![];
@@ -315,7 +315,7 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
     let backend = opts.backend.unwrap_or(search_backend(engine));
     let checker = backend.other();
     let terms_for = |s: &System| {
-        let mut terms: Vec<crate::logic::Term> = crate::abstraction::abstraction_terms(s);
+        let mut terms: Vec<crate::logic::Term> = crate::reach::abstraction::abstraction_terms(s);
         for name in &opts.abstract_terms {
             if let Some(t) = s.vars.iter().map(|v| &v.term).chain(&s.consts).find(|t| t.var_name() == Some(name)) {
                 if !terms.contains(t) {
@@ -326,7 +326,7 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
         terms
     };
     let terms = terms_for(sys);
-    let generalised = if engine == Engine::Lazy { crate::abstraction::symbolic_constants(sys) } else { None };
+    let generalised = if engine == Engine::Lazy { crate::reach::abstraction::symbolic_constants(sys) } else { None };
     if engine == Engine::Lazy {
         let names: Vec<String> = terms.iter().map(|t| t.to_string()).collect();
         notes.push(format!(
@@ -356,7 +356,7 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
     let mut oracle = None;
     if opts.brab > 0 && engine == Engine::Bwd {
         let t0 = Instant::now();
-        match crate::approx::Oracle::exploring(sys, opts.brab, 100_000, true) {
+        match crate::engine::bwd::brab::Oracle::exploring(sys, opts.brab, 100_000, true) {
             Ok(o) => {
                 let bounded = o.slack().map_or(String::new(), |s| format!(", growing numbers at most {s} beyond the system's literals"));
                 notes.push(format!(
@@ -388,7 +388,7 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
     // by position); traces are replayed on the whole system with the same
     // companions, each step through one checked to stand for iterations
     // over existing processes
-    let companions = if engine == Engine::Bwd && opts.accelerate { crate::acceleration::companions(sys) } else { vec![] };
+    let companions = if engine == Engine::Bwd && opts.accelerate { crate::transform::companions::companions(sys) } else { vec![] };
     let (accelerated, whole): (System, System);
     let (searched, replayed_on) = if companions.is_empty() {
         (sys, full)
@@ -397,7 +397,7 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
         let mut a = sys.clone();
         a.transitions.extend(companions.iter().cloned());
         accelerated = a;
-        let of_whole = crate::acceleration::companions(full);
+        let of_whole = crate::transform::companions::companions(full);
         let mut w = full.clone();
         w.transitions.extend(companions.iter().map_while(|c| of_whole.iter().find(|m| m.name == c.name).cloned()));
         whole = w;
@@ -422,7 +422,7 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
         }
         // the exploration stopped there: the whole of it for the oracle
         if finite_trace.is_none() {
-            oracle = crate::approx::Oracle::new(sys, opts.brab, 100_000).ok();
+            oracle = crate::engine::bwd::brab::Oracle::new(sys, opts.brab, 100_000).ok();
         }
     }
     // a bug may need one process more than the oracle's instance has: when
@@ -430,7 +430,7 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
     if finite_trace.is_none() {
         if let Some(o) = oracle.as_ref().filter(|o| o.complete && o.states() <= 2000) {
             let procs = o.procs() + 1;
-            if let Ok(mut bigger) = crate::approx::Oracle::exploring(sys, procs, 20 * o.states().max(100), true) {
+            if let Ok(mut bigger) = crate::engine::bwd::brab::Oracle::exploring(sys, procs, 20 * o.states().max(100), true) {
                 if let Some(t) = bigger.unsafe_trace.take() {
                     if let Ok(Some(ct)) = replay_timed(&t, &mut replay_time) {
                         notes.push(format!("the {procs}-process instance reaches an unsafe state in {} steps; its path replayed", t.edges.len()));
@@ -480,7 +480,7 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
             timeout: opts.timeout,
             backend,
             max_procs: opts.max_procs,
-            location_facts: crate::abstraction::location_facts(sys),
+            location_facts: crate::reach::abstraction::location_facts(sys),
         };
         let mut h = crate::engine::houdini::Houdini::new(sys, hopts);
         let o = h.run();
@@ -504,10 +504,10 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
             max_nodes: opts.max_nodes,
             max_procs: opts.max_procs,
             backend,
-            method: opts.interpolation.unwrap_or(crate::interpolate::Method::Projection),
+            method: opts.interpolation.unwrap_or(crate::reach::interpolate::Method::Projection),
             terms: terms_for(s),
-            facts: if crate::abstraction::control_variable(s).is_some() { vec![] } else { crate::abstraction::range_facts(s) },
-            location_facts: crate::abstraction::location_facts(s),
+            facts: if crate::reach::abstraction::control_variable(s).is_some() { vec![] } else { crate::reach::abstraction::range_facts(s) },
+            location_facts: crate::reach::abstraction::location_facts(s),
         };
         // first with large literals made symbolic (half the time): a
         // proof for every size, instantiated, is a candidate proof here
@@ -523,7 +523,7 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
                     proof.invariant = proof
                         .invariant
                         .iter()
-                        .flat_map(|c| crate::cube::Cube::normalize(&c.vars, &c.lits.iter().map(|l| crate::logic::substitute(l, &back)).collect::<Vec<_>>()))
+                        .flat_map(|c| crate::system::cube::Cube::normalize(&c.vars, &c.lits.iter().map(|l| crate::logic::substitute(l, &back)).collect::<Vec<_>>()))
                         .collect();
                     proof.hints = vec![vec![]; proof.invariant.len()];
                     general_note = Some(format!("proved for every value of the symbolic sizes {}; instantiated", names.join(", ")));
@@ -579,7 +579,7 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
                 // is a candidate trace like the search's
                 let procs = or.procs() + 1;
                 let mut found = None;
-                if let Ok(mut o) = crate::approx::Oracle::exploring(sys, procs, 100_000, true) {
+                if let Ok(mut o) = crate::engine::bwd::brab::Oracle::exploring(sys, procs, 100_000, true) {
                     if let Some(t) = o.unsafe_trace.take() {
                         if replay(&t) {
                             found = Some(t);
@@ -592,7 +592,7 @@ fn check_inner(full: &System, opts: &CheckOptions, program: bool) -> CheckResult
                     break (Outcome::Unsafe(t), Stats::default());
                 }
                 // only an instance explored completely is a better oracle
-                if let Ok(mut bigger) = crate::approx::Oracle::new(sys, procs, 100_000).and_then(|o| {
+                if let Ok(mut bigger) = crate::engine::bwd::brab::Oracle::new(sys, procs, 100_000).and_then(|o| {
                     if o.complete {
                         Ok(o)
                     } else {

@@ -3,25 +3,14 @@
 //! with checked verdicts. See ARCHITECTURE.md for the map.
 
 pub mod bench;
-pub mod abstraction;
-pub mod acceleration;
-pub mod approx;
 pub mod certify;
-pub mod cube;
 pub mod driver;
-pub mod exec;
 pub mod engine;
-pub mod finite;
-pub mod fixpoint;
+pub mod exec;
 pub mod frontend;
-pub mod instantiate;
-pub mod interpolate;
 pub mod logic;
-pub mod path;
-pub mod pre;
-pub mod projection;
+pub mod reach;
 pub mod report;
-pub mod safety;
-pub mod slice;
 pub mod smt;
 pub mod system;
+pub mod transform;

@@ -234,9 +234,9 @@ fn check(args: CheckArgs) -> ExitCode {
         },
         interpolation: match args.interpolation {
             ItpArg::Auto => None,
-            ItpArg::Projection => Some(arrax::interpolate::Method::Projection),
-            ItpArg::Cases => Some(arrax::interpolate::Method::Cases),
-            ItpArg::Cvc5 => Some(arrax::interpolate::Method::Cvc5),
+            ItpArg::Projection => Some(arrax::reach::interpolate::Method::Projection),
+            ItpArg::Cases => Some(arrax::reach::interpolate::Method::Cases),
+            ItpArg::Cvc5 => Some(arrax::reach::interpolate::Method::Cvc5),
         },
         abstract_terms: args.abstract_terms.clone(),
         max_steps: args.max_steps,

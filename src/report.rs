@@ -3,7 +3,7 @@
 
 use crate::certify::execution::Replayed;
 use crate::certify::{ConcreteTrace, Value};
-use crate::cube::Cube;
+use crate::system::cube::Cube;
 use crate::engine::{Execution, Stats};
 use crate::logic::{EnumValues, Op, Sort, Term};
 use crate::system::System;

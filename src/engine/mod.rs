@@ -2,14 +2,13 @@
 //! way and ends with an [`Outcome`]; engines never parse and reach solvers
 //! only through [`crate::smt`].
 
-pub mod accel;
 pub mod bwd;
 pub mod houdini;
 pub mod lazy;
 pub mod run;
 
-use crate::cube::Cube;
-use crate::pre::Edge;
+use crate::system::cube::Cube;
+use crate::reach::pre::Edge;
 use std::time::Duration;
 
 /// Why a run ended without a verdict.

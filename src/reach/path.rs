@@ -8,7 +8,7 @@
 //! replaced by their instances over the index terms of the formula — a
 //! weakening, so an unsatisfiable path formula proves the path spurious.
 
-use crate::instantiate::instances;
+use crate::logic::instantiate::instances;
 use crate::logic::{collect, free_vars, substitute, Op, Term};
 use crate::system::{IndexKind, System};
 use std::collections::HashMap;

@@ -3,8 +3,8 @@
 //! instantiated on the cube's index variables — decidable and exact for
 //! initial formulas of the form `∀x̄. I(x̄, a[x̄], g)`.
 
-use crate::cube::Cube;
-use crate::instantiate::instances;
+use crate::system::cube::Cube;
+use crate::logic::instantiate::instances;
 use crate::logic::Term;
 use crate::system::{Quantified, System};
 

@@ -26,14 +26,14 @@
 //! proof, certified by the caller like any other.
 
 use super::{Outcome, Proof, Stats};
-use crate::cube::{zvar, Cube};
+use crate::system::cube::{zvar, Cube};
 use crate::exec::{Program, State};
-use crate::fixpoint::Facts;
-use crate::instantiate::all_maps;
-use crate::path::index_terms;
+use crate::reach::fixpoint::Facts;
+use crate::logic::instantiate::all_maps;
+use crate::reach::path::index_terms;
 use crate::logic::{collect, free_vars, substitute, Op, Sort, Term};
-use crate::pre::pre_image;
-use crate::safety::{index_bounds, initial_query, instantiate_all};
+use crate::reach::pre::pre_image;
+use crate::reach::safety::{index_bounds, initial_query, instantiate_all};
 use crate::smt::{self, Backend, SatResult, Solver};
 use crate::system::System;
 use std::collections::{HashMap, HashSet};
@@ -289,7 +289,7 @@ fn system_terms(sys: &System) -> impl Iterator<Item = &Term> {
 fn literals(sys: &System) -> Vec<i64> {
     let mut out: HashSet<i64> = HashSet::from([0]);
     for t in system_terms(sys) {
-        out.extend(collect(t, &|x: &Term| matches!(x.op(), Op::Int(_))).iter().filter_map(|l| l.as_int()).filter(|v| !crate::abstraction::is_type_bound(*v)));
+        out.extend(collect(t, &|x: &Term| matches!(x.op(), Op::Int(_))).iter().filter_map(|l| l.as_int()).filter(|v| !crate::reach::abstraction::is_type_bound(*v)));
     }
     let mut v: Vec<i64> = out.into_iter().collect();
     v.sort();
@@ -302,7 +302,7 @@ fn mirror_constants(sys: &System) -> Vec<i64> {
     let mut out: Vec<i64> = vec![];
     for t in system_terms(sys) {
         for s in collect(t, &|x: &Term| matches!(x.op(), Op::Select)) {
-            let Some(l) = crate::projection::Linear::of(&s.args()[1]) else { continue };
+            let Some(l) = crate::logic::projection::Linear::of(&s.args()[1]) else { continue };
             let mirrored = l.coeffs.len() == 1 && l.coeffs.iter().all(|(x, c)| *c == -1 && x.is_var());
             if mirrored && !out.contains(&l.constant) {
                 out.push(l.constant);
@@ -512,7 +512,7 @@ fn seed_unvisited(sys: &System, pc: &Term, slot: &dyn Fn(i64) -> usize, base: i6
         .transitions
         .iter()
         .filter_map(|t| {
-            let from = slot_of(&crate::abstraction::location_test(&t.guard, pc)?)?;
+            let from = slot_of(&crate::reach::abstraction::location_test(&t.guard, pc)?)?;
             let to = match t.updates.iter().find(|u| sys.vars[u.var].term == *pc) {
                 Some(u) => slot_of(&u.value)?,
                 None => from,
@@ -637,7 +637,7 @@ impl<'a> Houdini<'a> {
     /// A search over `sys`.
     pub fn new(sys: &'a System, opts: Options) -> Self {
         let solver = smt::solver(opts.backend);
-        Houdini { sys, opts, solver, members: vec![], start: Instant::now(), stats: Stats::default(), counts: (0, 0, 0, 0), debug: std::env::var_os("ARRAX_DEBUG").is_some(), asserted: HashSet::new(), defined: HashMap::new(), instantiated: HashMap::new(), solvers: HashMap::new(), unsafe_run: None, control: crate::abstraction::control_variable(sys).map(|k| sys.vars[k].term.clone()) }
+        Houdini { sys, opts, solver, members: vec![], start: Instant::now(), stats: Stats::default(), counts: (0, 0, 0, 0), debug: std::env::var_os("ARRAX_DEBUG").is_some(), asserted: HashSet::new(), defined: HashMap::new(), instantiated: HashMap::new(), solvers: HashMap::new(), unsafe_run: None, control: crate::reach::abstraction::control_variable(sys).map(|k| sys.vars[k].term.clone()) }
     }
 
     /// When the time limit ends, if there is one.
@@ -666,7 +666,7 @@ impl<'a> Houdini<'a> {
     fn sampled(&mut self) -> Result<(Vec<Cube>, Vec<Cube>), String> {
         let sys = self.sys;
         let prog = crate::exec::compile(sys).map_err(|u| u.0)?;
-        let control = crate::abstraction::control_variable(sys);
+        let control = crate::reach::abstraction::control_variable(sys);
         let pc = control.and_then(|k| prog.scalar_terms.iter().position(|t| *t == sys.vars[k].term));
         let voc = Vocabulary { sys, prog: &prog, pc };
         let mut cands = candidates(&voc);
@@ -692,7 +692,7 @@ impl<'a> Houdini<'a> {
             .transitions
             .iter()
             .map(|t| match control {
-                Some(k) => t.updates.iter().all(|u| u.var != k || crate::abstraction::location_test(&t.guard, &sys.vars[k].term).as_ref() == Some(&u.value)),
+                Some(k) => t.updates.iter().all(|u| u.var != k || crate::reach::abstraction::location_test(&t.guard, &sys.vars[k].term).as_ref() == Some(&u.value)),
                 None => true,
             })
             .collect();
@@ -788,7 +788,7 @@ impl<'a> Houdini<'a> {
         }
         for (loc, fs) in &self.opts.location_facts {
             for f in fs {
-                for cube in Cube::normalize(&[], &[loc.clone(), crate::abstraction::violation(f)]) {
+                for cube in Cube::normalize(&[], &[loc.clone(), crate::reach::abstraction::violation(f)]) {
                     if seen.insert(cube.key()) {
                         cubes.push(cube);
                     }

@@ -11,7 +11,7 @@
 //!
 //! Two implementations behind [`Method`]:
 //! - [`Method::Projection`]: each cube of `A` is projected onto the shared
-//!   symbols ([`crate::projection`]: substitution and Fourier–Motzkin, exact
+//!   symbols ([`crate::logic::projection`]: substitution and Fourier–Motzkin, exact
 //!   on unit coefficients, which is what model-based projection computes on
 //!   a single cube), then generalised against `B` by dropping literals about
 //!   abstracted terms that the unsatisfiability does not need (unsat cores
@@ -27,7 +27,7 @@
 //!
 //! Every interpolant is checked ([`check`]) before use.
 
-use crate::cube::Cube;
+use crate::system::cube::Cube;
 use crate::logic::{free_vars, occurs, substitute, Term};
 use crate::smt::{SatResult, Solver};
 use std::collections::HashMap;
@@ -142,7 +142,7 @@ pub fn abstract_terms(solver: &mut dyn Solver, a: &[Cube], b: &Term, terms: &[Te
         // the copy must be projectable out of every cube — or, for one
         // index-sorted term, become a new quantified variable (SAFARI's
         // guess of an invariant's variable) — and A ∧ B stay unsatisfiable
-        let projectable = renamed.iter().all(|c| crate::projection::project_exact(&c.lits, std::slice::from_ref(&copy)).1.is_empty());
+        let projectable = renamed.iter().all(|c| crate::logic::projection::project_exact(&c.lits, std::slice::from_ref(&copy)).1.is_empty());
         let guess = !projectable && !guessed && t.sort() == index_sort;
         if (projectable || guess) && (!occurs(t, b) || unsat(solver, &[disjunction(&renamed), b.clone()])?) {
             cur = renamed;
@@ -200,7 +200,7 @@ pub fn interpolate(method: Method, solver: &mut dyn Solver, p: &Problem, timeout
 /// One case (`c` itself) when nothing is split.
 fn relation_cases(p: &Problem, c: &Cube, abs: &Abstracted) -> Vec<Vec<Term>> {
     let refused: Vec<Term> = p.abstracted.iter().filter(|t| !abs.terms.contains(t) && c.lits.iter().any(|l| occurs(t, l))).cloned().collect();
-    crate::projection::split_cases(&c.lits, &refused, 2, p.abstracted)
+    crate::logic::projection::split_cases(&c.lits, &refused, 2, p.abstracted)
 }
 
 /// An interpolant of part of the problem's `A`, its terms abstracted as
@@ -266,7 +266,7 @@ fn by_projection(solver: &mut dyn Solver, a: &[Cube], b: &Term, local: &[Term], 
     for (k, c) in a.iter().enumerate() {
         let present: Vec<Term> = local.iter().filter(|v| c.lits.iter().any(|l| occurs(v, l))).cloned().collect();
         // exact: disequalities on eliminated symbols split into two cases
-        for (mut lits, kept) in crate::projection::project_cases(&c.lits, &present, 4) {
+        for (mut lits, kept) in crate::logic::projection::project_cases(&c.lits, &present, 4) {
             if let Some(v) = kept.iter().find(|v| !guessable.contains(v)) {
                 return Err(Failure::Unknown(format!("cannot project {v} out")));
             }
@@ -285,7 +285,7 @@ fn by_projection(solver: &mut dyn Solver, a: &[Cube], b: &Term, local: &[Term], 
                 r
             };
             if !reads.is_empty() {
-                let (scalar, kept) = crate::projection::project(&lits, &reads);
+                let (scalar, kept) = crate::logic::projection::project(&lits, &reads);
                 // only when eliminating the reads says something new
                 let new = scalar.iter().any(|l| !lits.contains(l));
                 if kept.is_empty() && new && !scalar.iter().any(reads_array) && unsat(solver, &with_b(&scalar))? {

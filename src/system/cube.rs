@@ -134,7 +134,7 @@ impl Cube {
     }
 
     /// ```
-    /// use arrax::cube::{zvar, Cube};
+    /// use arrax::system::cube::{zvar, Cube};
     /// use arrax::logic::{Sort, Term};
     /// let (z1, z2) = (zvar(0, &Sort::Index), zvar(1, &Sort::Index));
     /// let a = Term::var("a", Sort::array(vec![Sort::Index], Sort::Int));
@@ -336,7 +336,7 @@ fn split_once(lits: Vec<Term>) -> Split {
 /// the sides have some (`n + 42 = b[z] + n` is `b[z] = 42`); `None` when
 /// there is nothing to simplify.
 fn simplify_comparison(l: &Term) -> Option<Term> {
-    use crate::projection::Linear;
+    use crate::logic::projection::Linear;
     let (neg, atom) = match l.op() {
         Op::Not => (true, &l.args()[0]),
         _ => (false, l),

@@ -4,12 +4,12 @@
 //! is covered by the visited ones (safe: their negations form an inductive
 //! invariant). Visited cubes subsumed by a newer one are deleted.
 
-use super::{AbstractTrace, Hint, Limit, Outcome, Proof, Stats};
-use crate::cube::Cube;
-use crate::fixpoint::{match_cube, subsumes, Facts, Match, Pattern};
+use crate::engine::{AbstractTrace, Hint, Limit, Outcome, Proof, Stats};
+use crate::system::cube::Cube;
+use crate::reach::fixpoint::{match_cube, subsumes, Facts, Match, Pattern};
 use crate::logic::{Op, Sort, Term};
-use crate::pre::{pre_image, Edge};
-use crate::safety::{index_bounds, initial_query, instantiate_all};
+use crate::reach::pre::{pre_image, Edge};
+use crate::reach::safety::{index_bounds, initial_query, instantiate_all};
 use crate::smt::{self, Backend, SatResult, Solver};
 use crate::system::System;
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -107,7 +107,7 @@ pub struct Search<'a> {
     start: Instant,
     debug: bool,
     /// The approximation oracle (BRAB), if any.
-    oracle: Option<crate::approx::Oracle<'a>>,
+    oracle: Option<crate::engine::bwd::brab::Oracle<'a>>,
     /// The approximation a spurious trace went through, when the search
     /// stopped because of it (ban it and search again).
     pub refuted: Option<Cube>,
@@ -130,13 +130,13 @@ impl<'a> Search<'a> {
     }
 
     /// Uses the oracle to approximate visited cubes (BRAB).
-    pub fn with_oracle(mut self, oracle: crate::approx::Oracle<'a>) -> Self {
+    pub fn with_oracle(mut self, oracle: crate::engine::bwd::brab::Oracle<'a>) -> Self {
         self.oracle = Some(oracle);
         self
     }
 
     /// Gives the oracle back (with what it learnt).
-    pub fn take_oracle(&mut self) -> Option<crate::approx::Oracle<'a>> {
+    pub fn take_oracle(&mut self) -> Option<crate::engine::bwd::brab::Oracle<'a>> {
         self.oracle.take()
     }
 
@@ -193,7 +193,7 @@ impl<'a> Search<'a> {
             self.sys.hints.iter().enumerate().filter(|(k, _)| !self.opts.dropped_hints.contains(k)).collect();
         let roots = self.sys.unsafe_.iter().map(|u| (None, u)).chain(hints.into_iter().map(|(k, h)| (Some(k), h)));
         for (hint, u) in roots {
-            let vars: Vec<Term> = (0..u.vars.len()).map(|i| crate::cube::zvar(i, &self.sys.index_sort())).collect();
+            let vars: Vec<Term> = (0..u.vars.len()).map(|i| crate::system::cube::zvar(i, &self.sys.index_sort())).collect();
             let map = u.vars.iter().cloned().zip(vars.iter().cloned()).collect();
             let lits: Vec<Term> = u.lits.iter().map(|l| crate::logic::substitute(l, &map)).collect();
             for c in Cube::normalize(&vars, &lits) {

@@ -6,9 +6,11 @@
 //! initial states reaches it, it is banned and the search restarts. The
 //! final invariant is certified like any other.
 
-use crate::cube::Cube;
-use crate::finite::{Code, Instance, State};
-use crate::instantiate::injective_maps;
+pub mod instance;
+
+use crate::system::cube::Cube;
+use instance::{Code, Instance, State};
+use crate::logic::instantiate::injective_maps;
 use crate::logic::{Op, Sort, Term};
 use crate::system::System;
 use itertools::Itertools;
@@ -50,7 +52,7 @@ impl<'a> Oracle<'a> {
         // instance (see `Instance::bound_growing`) explored completely
         // within the cap, the slack doubled until its states stop changing
         let mut inst = Instance::new(sys, procs)?;
-        let mut bounded: Option<(crate::finite::Exploration, i64)> = None;
+        let mut bounded: Option<(crate::engine::bwd::brab::instance::Exploration, i64)> = None;
         let mut slack = 2;
         while slack <= 32 && inst.bound_growing(Some(slack)) {
             let ex = inst.reachable(cap, stop)?;

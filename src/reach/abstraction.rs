@@ -2,9 +2,9 @@
 //! loop counters and the bounds they run to (array lengths) — and the
 //! abstraction of labels that forgets what a cube says about them.
 
-use crate::cube::Cube;
+use crate::system::cube::Cube;
 use crate::logic::{collect, occurs, Op, Sort, Term};
-use crate::projection::Linear;
+use crate::logic::projection::Linear;
 use crate::system::{IndexKind, System};
 
 /// The terms to abstract: the user's (`:abstract`), then, for programs

@@ -3,7 +3,7 @@
 //! candidate invariant must hold on every reachable state of a small
 //! instance) — never as evidence for a verdict.
 
-use crate::instantiate::all_maps;
+use crate::logic::instantiate::all_maps;
 use crate::logic::{Op, Sort, Term};
 use crate::smt::{self, Backend, SatResult};
 use crate::system::System;
@@ -355,7 +355,7 @@ impl<'a> Instance<'a> {
         let pterms: Vec<Term> = (0..procs as i64).map(|p| Term::raw(Op::Int(p), vec![], Sort::Index)).collect();
         // every assignment of distinct processes to some variables
         let injective = |vs: &[Term]| -> Vec<Vec<i64>> {
-            crate::instantiate::injective_maps(vs, &pterms).into_iter().map(|m| vs.iter().map(|v| m[v].as_int().unwrap()).collect()).collect()
+            crate::logic::instantiate::injective_maps(vs, &pterms).into_iter().map(|m| vs.iter().map(|v| m[v].as_int().unwrap()).collect()).collect()
         };
         let choices = sys.transitions.iter().map(|t| injective(&t.params)).collect();
         let unsafe_maps = sys.unsafe_.iter().map(|q| injective(&q.vars)).collect();
@@ -848,15 +848,15 @@ impl<'a> Instance<'a> {
             }
             moves.reverse();
             let isort = self.sys.index_sort();
-            let vars: Vec<Term> = (0..self.procs).map(|i| crate::cube::zvar(i, &isort)).collect();
+            let vars: Vec<Term> = (0..self.procs).map(|i| crate::system::cube::zvar(i, &isort)).collect();
             let q = &self.sys.unsafe_[cube];
             let m: HashMap<Term, Term> = q.vars.iter().zip(&at).map(|(v, p)| (v.clone(), vars[*p as usize].clone())).collect();
-            let last = crate::cube::Cube::plain(vars.clone(), q.lits.iter().map(|l| crate::logic::substitute(l, &m)).collect());
-            let mut cubes = vec![crate::cube::Cube::plain(vars.clone(), vec![]); moves.len()];
+            let last = crate::system::cube::Cube::plain(vars.clone(), q.lits.iter().map(|l| crate::logic::substitute(l, &m)).collect());
+            let mut cubes = vec![crate::system::cube::Cube::plain(vars.clone(), vec![]); moves.len()];
             cubes.push(last);
             let edges = moves
                 .into_iter()
-                .map(|(t, params)| crate::pre::Edge { transition: t, params: params.iter().map(|p| vars[*p as usize].clone()).collect(), succ_vars: vars.clone() })
+                .map(|(t, params)| crate::reach::pre::Edge { transition: t, params: params.iter().map(|p| vars[*p as usize].clone()).collect(), succ_vars: vars.clone() })
                 .collect();
             return Ok(Some(crate::engine::AbstractTrace { cubes, edges }));
         }

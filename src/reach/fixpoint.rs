@@ -9,7 +9,7 @@
 //! instances reach the solver. A visited cube's conditions on other
 //! processes are matched syntactically: the new cube must state them too.
 
-use crate::cube::{other, resolve_distinct, Cube};
+use crate::system::cube::{other, resolve_distinct, Cube};
 use crate::logic::{occurs, substitute, Op, Sort, Term};
 use std::collections::{HashMap, HashSet};
 

@@ -8,7 +8,7 @@
 //! pre-image also keeps the guard as a condition on every other process
 //! (`∀o ∉ z̄. uguard(o)`, see [`Cube::others`]).
 
-use crate::cube::{other, zvar, Cube};
+use crate::system::cube::{other, zvar, Cube};
 use crate::logic::{substitute, Op, Term};
 use crate::system::{System, Transition};
 use std::collections::HashMap;
@@ -163,7 +163,7 @@ fn eliminate_values(vals: &[Term], cubes: Vec<(Cube, HashMap<Term, Term>)>) -> V
                     // (disequalities split into cases); otherwise its
                     // literals go
                     None if *v.sort() == crate::logic::Sort::Int => {
-                        for (rest, kept) in crate::projection::project_cases(&lits, std::slice::from_ref(v), 4) {
+                        for (rest, kept) in crate::logic::projection::project_cases(&lits, std::slice::from_ref(v), 4) {
                             if kept.is_empty() {
                                 next.push(rest);
                             } else {

@@ -5,6 +5,8 @@
 //! Initial states `∀x̄. I`, unsafe states `⋁ ∃z̄. U` (cubes), transitions
 //! `∃x̄. guard ∧ ∀j. uguard(j) ∧ a' = λj. … ∧ g' = …`.
 
+pub mod cube;
+
 use crate::logic::{free_vars, EnumDef, Sort, Term};
 use std::rc::Rc;
 

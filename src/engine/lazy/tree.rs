@@ -12,25 +12,25 @@
 //!   other live, uncovered nodes outside its subtree (the instantiation-based
 //!   fixpoint test); covered nodes are not expanded.
 //! - A node whose label meets the initial states yields an abstract path to
-//!   the root. Its path formula ([`crate::path`]) decides it: satisfiable,
+//!   the root. Its path formula ([`crate::reach::path`]) decides it: satisfiable,
 //!   it is a counterexample candidate (replayed by the caller); otherwise
 //!   the labels along the path are replaced by a sequence of interpolants
-//!   `R_j = Itp(pre_{t_j}(R_{j-1}), prefix_j)` ([`crate::interpolate`], with
+//!   `R_j = Itp(pre_{t_j}(R_{j-1}), prefix_j)` ([`crate::reach::interpolate`], with
 //!   term abstraction), which keeps the invariant of the tree and makes the
 //!   last label disjoint from the initial states. Subtrees hanging off
 //!   relabelled nodes are discarded and nodes they covered are uncovered.
 //! - When no node is left to expand, the labels of the uncovered nodes form
 //!   an inductive invariant (certified by the caller).
 
-use super::{AbstractTrace, Limit, Outcome, Proof, Stats};
-use crate::abstraction::abstract_cube;
-use crate::cube::{zvar, Cube};
-use crate::fixpoint::{match_cube, Facts, Match, Pattern};
-use crate::interpolate::{self, Failure, Method, Problem};
+use crate::engine::{AbstractTrace, Limit, Outcome, Proof, Stats};
+use crate::reach::abstraction::abstract_cube;
+use crate::system::cube::{zvar, Cube};
+use crate::reach::fixpoint::{match_cube, Facts, Match, Pattern};
+use crate::reach::interpolate::{self, Failure, Method, Problem};
 use crate::logic::{substitute, Term};
-use crate::path::{prefix, Formula};
-use crate::pre::{pre_image, Edge};
-use crate::safety::{index_bounds, instantiate_all};
+use crate::reach::path::{prefix, Formula};
+use crate::reach::pre::{pre_image, Edge};
+use crate::reach::safety::{index_bounds, instantiate_all};
 use crate::smt::{self, Backend, SatResult, Solver};
 use crate::system::System;
 use std::collections::{HashSet, VecDeque};
@@ -125,7 +125,7 @@ fn conjoin(l: &[Cube], i: &[Cube], max_vars: usize) -> Vec<Cube> {
             let ws: Vec<Term> = b.vars.iter().enumerate().map(|(k, v)| Term::var(&format!("w!{k}"), v.sort().clone())).collect();
             let ren: std::collections::HashMap<Term, Term> = b.vars.iter().cloned().zip(ws.iter().cloned()).collect();
             let blits: Vec<Term> = b.lits.iter().map(|x| substitute(x, &ren)).collect();
-            for ident in crate::pre::identifications(ws.len(), a.arity()) {
+            for ident in crate::reach::pre::identifications(ws.len(), a.arity()) {
                 let fresh = ident.iter().filter(|c| c.is_none()).count();
                 if a.arity() + fresh > max_vars {
                     continue;
@@ -152,7 +152,7 @@ fn conjoin(l: &[Cube], i: &[Cube], max_vars: usize) -> Vec<Cube> {
     // drop cubes that imply another one
     let pats: Vec<Pattern> = out.iter().cloned().map(Pattern::new).collect();
     (0..out.len())
-        .filter(|&k| !(0..out.len()).any(|m| m != k && crate::fixpoint::subsumes(&pats[m], &out[k]).is_some() && (crate::fixpoint::subsumes(&pats[k], &out[m]).is_none() || m < k)))
+        .filter(|&k| !(0..out.len()).any(|m| m != k && crate::reach::fixpoint::subsumes(&pats[m], &out[k]).is_some() && (crate::reach::fixpoint::subsumes(&pats[k], &out[m]).is_none() || m < k)))
         .map(|k| out[k].clone())
         .collect()
 }
@@ -716,12 +716,12 @@ impl<'a> Lazy<'a> {
     fn proof(&self) -> Proof {
         let mut proof = Proof::default();
         for f in &self.opts.facts {
-            proof.invariant.extend(Cube::normalize(&[], &[crate::abstraction::violation(f)]));
+            proof.invariant.extend(Cube::normalize(&[], &[crate::reach::abstraction::violation(f)]));
             proof.hints.push(vec![]);
         }
         for (loc, fs) in &self.opts.location_facts {
             for f in fs {
-                for c in Cube::normalize(&[], &[loc.clone(), crate::abstraction::violation(f)]) {
+                for c in Cube::normalize(&[], &[loc.clone(), crate::reach::abstraction::violation(f)]) {
                     proof.invariant.push(c);
                     proof.hints.push(vec![]);
                 }

@@ -24,9 +24,9 @@
 
 pub mod execution;
 
-use crate::cube::Cube;
+use crate::system::cube::Cube;
 use crate::engine::{AbstractTrace, Proof};
-use crate::instantiate::{all_maps, injective_maps};
+use crate::logic::instantiate::{all_maps, injective_maps};
 use crate::logic::{substitute, Op, Sort, Term};
 use crate::smt::{self, Backend, SatResult};
 use crate::system::{IndexKind, Quantified, System, Transition};
@@ -255,7 +255,7 @@ impl<'a> SafeChecker<'a> {
     }
 
     fn bounds(&self, terms: &[Term]) -> Vec<Term> {
-        crate::safety::index_bounds(self.sys, terms)
+        crate::reach::safety::index_bounds(self.sys, terms)
     }
 
     /// Decides an obligation: first with the hinted instances, then with
@@ -307,7 +307,7 @@ impl<'a> SafeChecker<'a> {
         base.extend(self.forall_instances(&self.sys.initial, &terms, &id));
         base.extend(self.forall_instances(&self.sys.axioms, &terms, &id));
         base.extend(self.bounds(&terms));
-        base.extend(crate::safety::others_on_scalars(self.sys, cube));
+        base.extend(crate::reach::safety::others_on_scalars(self.sys, cube));
         Pending::new(format!("initiation[{i}]"), base, vec![], None)
     }
 
@@ -349,7 +349,7 @@ impl<'a> SafeChecker<'a> {
         // integer indices: the index terms read in the obligation too (the
         // instantiation set of the array property fragment)
         if sys.index_kind() != crate::system::IndexKind::Order {
-            for x in crate::path::index_terms(sys, &Term::and(base.iter().cloned())) {
+            for x in crate::reach::path::index_terms(sys, &Term::and(base.iter().cloned())) {
                 if !terms.contains(&x) {
                     terms.push(x);
                 }

@@ -7,7 +7,9 @@
 //! state reached gives an [`Execution`], which the caller replays with the
 //! independent checker; no error found is never a proof of safety.
 
-use super::accel::{self, Loop};
+pub mod self_loops;
+
+use self_loops::{self as accel, Loop};
 use super::{ArrayContent, Execution};
 use crate::exec::{compile, CellOracle, Cells, Fault, Program, State, Unsupported};
 use crate::system::System;
