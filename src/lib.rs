@@ -2,6 +2,7 @@
 //! and array programs), by backward reachability over existential cubes,
 //! with checked verdicts. See ARCHITECTURE.md for the map.
 
+pub mod answer;
 pub mod bench;
 pub mod certify;
 pub mod driver;
@@ -9,6 +10,7 @@ pub mod engine;
 pub mod exec;
 pub mod frontend;
 pub mod logic;
+pub mod portfolio;
 pub mod reach;
 pub mod report;
 pub mod smt;

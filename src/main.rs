@@ -1,9 +1,11 @@
 //! The `arrax` command line: `parse`, `check`, `bench`.
 
-use arrax::driver::{self, Certification, CheckOptions, Engine, Verdict};
+use arrax::driver::{self, CheckOptions, Verdict};
 use arrax::engine::bwd::Order;
+use arrax::engine::{Choice, Settings};
 use arrax::frontend;
-use arrax::report;
+use arrax::reach::interpolate::Method;
+use arrax::report::{self, json::CheckReport};
 use arrax::smt::Backend;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
@@ -45,8 +47,8 @@ struct CheckArgs {
     #[arg(long)]
     svcomp: bool,
     /// The engine.
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
-    engine: EngineArg,
+    #[arg(long, value_enum, default_value_t = Choice::Auto)]
+    engine: Choice,
     /// How lazy abstraction computes interpolants (`auto`: projection,
     /// then projection with case splits in the portfolio for programs).
     #[arg(long, value_enum, default_value_t = ItpArg::Auto)]
@@ -105,23 +107,6 @@ struct CheckArgs {
     /// Print search statistics.
     #[arg(long, short)]
     verbose: bool,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum EngineArg {
-    /// Chosen per input (backward reachability for protocols, lazy
-    /// abstraction for integer indices); the choice is printed.
-    Auto,
-    /// Backward reachability (MCMT/Cubicle).
-    Bwd,
-    /// Lazy abstraction with interpolants and term abstraction (SAFARI).
-    Lazy,
-    /// Candidate invariants from templates, tested on executions and kept
-    /// while inductive (Houdini; programs with integer indices).
-    Houdini,
-    /// Forward concrete execution with seeded value choices (programs with
-    /// integer indices; finds errors, never proves safety).
-    Run,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -208,77 +193,13 @@ fn check(args: CheckArgs) -> ExitCode {
         Err(c) => return c,
     };
     let sys = &parsed.system;
-    if let Err(why) = driver::supported(sys) {
-        eprintln!("{}:1:1: {why}", args.file.display());
+    if let Err(why) = usage(&args, sys) {
+        eprintln!("{why}");
         return ExitCode::from(2);
     }
-    if let Some(t) = args.timeout {
-        if !(t.is_finite() && t > 0.0) {
-            eprintln!("error: --timeout must be a positive number of seconds");
-            return ExitCode::from(2);
-        }
-    }
-    for name in &args.abstract_terms {
-        if !sys.vars.iter().map(|v| &v.term).chain(&sys.consts).any(|t| t.var_name() == Some(name)) {
-            eprintln!("--abstract {name}: no state variable or constant of that name");
-            return ExitCode::from(2);
-        }
-    }
-    let opts = CheckOptions {
-        engine: match args.engine {
-            EngineArg::Auto => Engine::Auto,
-            EngineArg::Bwd => Engine::Bwd,
-            EngineArg::Lazy => Engine::Lazy,
-            EngineArg::Houdini => Engine::Houdini,
-            EngineArg::Run => Engine::Run,
-        },
-        interpolation: match args.interpolation {
-            ItpArg::Auto => None,
-            ItpArg::Projection => Some(arrax::reach::interpolate::Method::Projection),
-            ItpArg::Cases => Some(arrax::reach::interpolate::Method::Cases),
-            ItpArg::Cvc5 => Some(arrax::reach::interpolate::Method::Cvc5),
-        },
-        abstract_terms: args.abstract_terms.clone(),
-        max_steps: args.max_steps,
-        seed: args.seed,
-        order: match args.search {
-            SearchArg::Bfs => Order::Bfs,
-            SearchArg::Dfs => Order::Dfs,
-        },
-        timeout: args.timeout.map(Duration::from_secs_f64),
-        max_nodes: args.max_nodes,
-        max_procs: args.max_procs,
-        backend: match args.solver {
-            SolverArg::Auto => None,
-            SolverArg::Z3 => Some(Backend::Z3),
-            SolverArg::Cvc5 => Some(Backend::Cvc5),
-        },
-        certify: !args.no_certify,
-        invariant_out: args.invariant.clone(),
-        obligations_dir: args.obligations.clone(),
-        brab: args.brab,
-        postpone: !args.no_postpone,
-        accelerate: !args.no_accelerate,
-    };
-    // a hard deadline: whatever a search step does, a time limit ends the
-    // run UNKNOWN with exit code 3 shortly after it expires
+    let opts = options(&args);
     if let Some(t) = opts.timeout {
-        let json = args.json;
-        let file = args.file.display().to_string();
-        std::thread::spawn(move || {
-            let wait = t.mul_f64(1.1) + Duration::from_secs(3);
-            std::thread::sleep(wait);
-            if json {
-                println!(
-                    "{{\"file\":{},\"verdict\":\"UNKNOWN\",\"reason\":\"timeout\",\"certified\":false,\"time\":{:.4}}}",
-                    report::json_str(&file),
-                    wait.as_secs_f64()
-                );
-            } else {
-                println!("UNKNOWN (timeout)");
-            }
-            std::process::exit(3);
-        });
+        hard_deadline(t, args.json, args.file.display().to_string());
     }
     let r = driver::check(sys, &opts);
     if args.svcomp {
@@ -291,82 +212,79 @@ fn check(args: CheckArgs) -> ExitCode {
             }
         );
     }
-    let verdict_line = match (&r.verdict, &r.certification) {
-        (Verdict::Safe, Certification::Uncertified(why)) => format!("SAFE (uncertified: {why})"),
-        (Verdict::Safe, _) => "SAFE".to_string(),
-        (Verdict::Unsafe, Certification::Certified(_)) if r.replayed.is_some() => "UNSAFE (replayed)".to_string(),
-        (Verdict::Unsafe, _) => "UNSAFE".to_string(),
-        (Verdict::Unknown(why), _) => format!("UNKNOWN ({why})"),
-    };
-    let cert_text = match &r.certification {
-        Certification::Certified(how) => format!("certified: {how}"),
-        Certification::Uncertified(why) => format!("uncertified: {why}"),
-        Certification::Skipped if args.no_certify => "not certified (--no-certify)".to_string(),
-        Certification::Skipped => "nothing to certify".to_string(),
-    };
     if args.json {
-        let mut o = String::from("{");
-        o.push_str(&format!("\"file\":{},", report::json_str(&args.file.display().to_string())));
-        let v = match &r.verdict {
-            Verdict::Safe => "SAFE",
-            Verdict::Unsafe => "UNSAFE",
-            Verdict::Unknown(_) => "UNKNOWN",
-        };
-        o.push_str(&format!("\"verdict\":\"{v}\","));
-        if let Verdict::Unknown(why) = &r.verdict {
-            o.push_str(&format!("\"reason\":{},", report::json_str(why)));
-        }
-        o.push_str(&format!("\"certified\":{},", matches!(r.certification, Certification::Certified(_))));
-        o.push_str(&format!("\"certification\":{},", report::json_str(&cert_text)));
-        let engine = r.engine;
-        o.push_str(&format!("\"engine\":\"{engine}\",\"solver\":\"{}\",", r.solver));
-        o.push_str(&format!("\"time\":{:.4},\"certify_time\":{:.4},", r.time.as_secs_f64(), r.certify_time.as_secs_f64()));
-        o.push_str(&format!("\"obligations\":{},", r.obligations));
-        o.push_str(&format!("\"stats\":{},", report::stats_json(&r.stats)));
-        if let Some(p) = &r.proof {
-            let cl: Vec<String> = p.invariant.iter().map(|c| report::json_str(&report::clause(c))).collect();
-            o.push_str(&format!("\"invariant\":[{}],", cl.join(",")));
-        }
-        if let Some(t) = &r.trace {
-            let steps: Vec<String> = t
-                .steps
-                .iter()
-                .map(|(ti, ps)| {
-                    let ps: Vec<String> = ps.iter().map(|p| (p + 1).to_string()).collect();
-                    format!("{{\"transition\":{},\"procs\":[{}]}}", report::json_str(&sys.transitions[*ti].name), ps.join(","))
-                })
-                .collect();
-            o.push_str(&format!("\"trace\":{{\"procs\":{},\"steps\":[{}]}},", t.procs, steps.join(",")));
-        }
-        if let Some(ex) = &r.execution {
-            o.push_str(&format!("\"trace\":{},", report::execution_json(sys, ex, r.replayed.as_ref())));
-        }
-        let notes: Vec<String> = r.notes.iter().map(|n| report::json_str(n)).collect();
-        o.push_str(&format!("\"notes\":[{}]", notes.join(",")));
-        o.push('}');
-        println!("{o}");
+        println!("{}", CheckReport::of(&args.file.display().to_string(), sys, &r, args.no_certify).to_json());
     } else {
-        for n in &r.notes {
-            println!("note: {n}");
-        }
-        if let Some(p) = &r.proof {
-            println!("Inductive invariant ({} clauses):", p.invariant.len());
-            for c in &p.invariant {
-                println!("  {}", report::clause(c));
-            }
-        }
-        if let Some(t) = &r.trace {
-            print!("{}", report::trace(sys, t));
-        }
-        if let Some(ex) = &r.execution {
-            print!("{}", report::execution(sys, ex, r.replayed.as_ref()));
-        }
-        if args.verbose || r.trace.is_none() && r.proof.is_none() && r.execution.is_none() && r.engine != "run" {
-            println!("statistics: {}", report::stats(&r.stats));
-        }
-        println!("time: {:.3}s (checking the answer: {:.3}s)", r.time.as_secs_f64(), r.certify_time.as_secs_f64());
-        println!("{cert_text}");
-        println!("{verdict_line}");
+        print!("{}", report::text(sys, &r, args.verbose, args.no_certify));
     }
     ExitCode::from(r.verdict.exit_code() as u8)
+}
+
+/// Usage errors of `check` on this system (exit code 2).
+fn usage(args: &CheckArgs, sys: &arrax::system::System) -> Result<(), String> {
+    driver::supported(sys).map_err(|why| format!("{}:1:1: {why}", args.file.display()))?;
+    if let Some(t) = args.timeout {
+        if !(t.is_finite() && t > 0.0 && t < 1e9) {
+            return Err("error: --timeout must be a positive number of seconds (below 10^9)".into());
+        }
+    }
+    for name in &args.abstract_terms {
+        if !sys.vars.iter().map(|v| &v.term).chain(&sys.consts).any(|t| t.var_name() == Some(name)) {
+            return Err(format!("--abstract {name}: no state variable or constant of that name"));
+        }
+    }
+    let (sliced, _) = arrax::transform::slice::cone_of_influence(sys);
+    arrax::engine::applicable(args.engine, &arrax::engine::Task::new(sys, &sliced)).map_err(|e| format!("error: {e}"))
+}
+
+/// The check's options from the command line.
+fn options(args: &CheckArgs) -> CheckOptions {
+    let settings = Settings {
+        interpolation: match args.interpolation {
+            ItpArg::Auto => None,
+            ItpArg::Projection => Some(Method::Projection),
+            ItpArg::Cases => Some(Method::Cases),
+            ItpArg::Cvc5 => Some(Method::Cvc5),
+        },
+        abstract_terms: args.abstract_terms.clone(),
+        max_steps: args.max_steps.unwrap_or(arrax::engine::DEFAULT_MAX_STEPS),
+        seed: args.seed,
+        order: match args.search {
+            SearchArg::Bfs => Order::Bfs,
+            SearchArg::Dfs => Order::Dfs,
+        },
+        max_procs: args.max_procs,
+        backend: match args.solver {
+            SolverArg::Auto => None,
+            SolverArg::Z3 => Some(Backend::Z3),
+            SolverArg::Cvc5 => Some(Backend::Cvc5),
+        },
+        brab: args.brab,
+        postpone: !args.no_postpone,
+        accelerate: !args.no_accelerate,
+    };
+    CheckOptions {
+        engine: args.engine,
+        timeout: args.timeout.map(Duration::from_secs_f64),
+        max_nodes: args.max_nodes,
+        certify: !args.no_certify,
+        invariant_out: args.invariant.clone(),
+        obligations_dir: args.obligations.clone(),
+        settings,
+    }
+}
+
+/// Whatever a search step does, a time limit ends the run UNKNOWN with
+/// exit code 3 shortly after it expires.
+fn hard_deadline(t: Duration, json: bool, file: String) {
+    std::thread::spawn(move || {
+        let wait = t.mul_f64(1.1) + Duration::from_secs(3);
+        std::thread::sleep(wait);
+        if json {
+            println!("{}", CheckReport::timed_out(&file, wait.as_secs_f64()).to_json());
+        } else {
+            println!("UNKNOWN (timeout)");
+        }
+        std::process::exit(3);
+    });
 }

@@ -32,21 +32,15 @@ use crate::logic::{free_vars, occurs, substitute, Term};
 use crate::smt::{SatResult, Solver};
 use std::collections::HashMap;
 
-thread_local! {
-    static CALLS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-    static SPLITTABLE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
-/// Cubes interpolated by plain projection on this thread so far that
-/// [`Method::Cases`] would have split: evidence that a phase with case
-/// splits may succeed where projection did not.
-pub fn splittable_cubes() -> usize {
-    SPLITTABLE.with(|c| c.get())
-}
-
-/// Solver calls made by interpolation on this thread so far.
-pub fn solver_calls() -> usize {
-    CALLS.with(|c| c.get())
+/// What interpolation did, counted for the caller's statistics.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Tally {
+    /// Solver calls made while interpolating.
+    pub calls: usize,
+    /// Cubes interpolated by plain projection that [`Method::Cases`] would
+    /// have split: evidence that case splits may succeed where projection
+    /// did not.
+    pub splittable: usize,
 }
 
 /// How interpolants are computed.
@@ -111,8 +105,8 @@ fn disjunction(a: &[Cube]) -> Term {
     Term::or(a.iter().map(cube_formula))
 }
 
-fn unsat(solver: &mut dyn Solver, parts: &[Term]) -> Result<bool, Failure> {
-    CALLS.with(|c| c.set(c.get() + 1));
+fn unsat(solver: &mut dyn Solver, tally: &mut Tally, parts: &[Term]) -> Result<bool, Failure> {
+    tally.calls += 1;
     solver.push();
     solver.assert(&Term::and(parts.iter().cloned()));
     let r = solver.check();
@@ -126,7 +120,7 @@ fn unsat(solver: &mut dyn Solver, parts: &[Term]) -> Result<bool, Failure> {
 
 /// Term abstraction: renames each term of `terms` apart in `A` (a fresh
 /// copy per term) while `A ∧ B` stays unsatisfiable.
-pub fn abstract_terms(solver: &mut dyn Solver, a: &[Cube], b: &Term, terms: &[Term], index_sort: &crate::logic::Sort) -> Result<Abstracted, Failure> {
+pub fn abstract_terms(solver: &mut dyn Solver, tally: &mut Tally, a: &[Cube], b: &Term, terms: &[Term], index_sort: &crate::logic::Sort) -> Result<Abstracted, Failure> {
     let mut cur: Vec<Cube> = a.to_vec();
     let mut copies = vec![];
     let mut accepted = vec![];
@@ -144,7 +138,7 @@ pub fn abstract_terms(solver: &mut dyn Solver, a: &[Cube], b: &Term, terms: &[Te
         // guess of an invariant's variable) — and A ∧ B stay unsatisfiable
         let projectable = renamed.iter().all(|c| crate::logic::projection::project_exact(&c.lits, std::slice::from_ref(&copy)).1.is_empty());
         let guess = !projectable && !guessed && t.sort() == index_sort;
-        if (projectable || guess) && (!occurs(t, b) || unsat(solver, &[disjunction(&renamed), b.clone()])?) {
+        if (projectable || guess) && (!occurs(t, b) || unsat(solver, tally, &[disjunction(&renamed), b.clone()])?) {
             cur = renamed;
             copies.push(copy);
             accepted.push(t.clone());
@@ -155,8 +149,8 @@ pub fn abstract_terms(solver: &mut dyn Solver, a: &[Cube], b: &Term, terms: &[Te
 }
 
 /// An interpolant of the problem as a disjunction of cubes.
-pub fn interpolate(method: Method, solver: &mut dyn Solver, p: &Problem, timeout_ms: u64) -> Result<Vec<Cube>, Failure> {
-    if !unsat(solver, &[disjunction(p.a), p.b.clone()])? {
+pub fn interpolate(method: Method, solver: &mut dyn Solver, tally: &mut Tally, p: &Problem, timeout_ms: u64) -> Result<Vec<Cube>, Failure> {
+    if !unsat(solver, tally, &[disjunction(p.a), p.b.clone()])? {
         return Err(Failure::Satisfiable);
     }
     match method {
@@ -165,29 +159,29 @@ pub fn interpolate(method: Method, solver: &mut dyn Solver, p: &Problem, timeout
         Method::Projection | Method::Cases => {
             let mut out = vec![];
             for c in p.a {
-                let abs = abstract_terms(solver, std::slice::from_ref(c), p.b, p.abstracted, &p.index_sort)?;
+                let abs = abstract_terms(solver, tally, std::slice::from_ref(c), p.b, p.abstracted, &p.index_sort)?;
                 let cases = relation_cases(p, c, &abs);
                 if method == Method::Projection && cases.len() > 1 {
-                    SPLITTABLE.with(|n| n.set(n.get() + 1));
+                    tally.splittable += 1;
                 }
                 if method == Method::Projection || cases.len() <= 1 {
-                    out.extend(interpolate_part(method, solver, p, abs, timeout_ms)?);
+                    out.extend(interpolate_part(method, solver, tally, p, abs, timeout_ms)?);
                     continue;
                 }
                 for lits in cases {
                     let case = Cube::plain(c.vars.clone(), lits);
-                    if unsat(solver, &[cube_formula(&case)])? {
+                    if unsat(solver, tally, &[cube_formula(&case)])? {
                         continue;
                     }
-                    let abs = abstract_terms(solver, std::slice::from_ref(&case), p.b, p.abstracted, &p.index_sort)?;
-                    out.extend(interpolate_part(method, solver, p, abs, timeout_ms)?);
+                    let abs = abstract_terms(solver, tally, std::slice::from_ref(&case), p.b, p.abstracted, &p.index_sort)?;
+                    out.extend(interpolate_part(method, solver, tally, p, abs, timeout_ms)?);
                 }
             }
             Ok(out)
         }
         Method::Cvc5 => {
-            let abs = abstract_terms(solver, p.a, p.b, p.abstracted, &p.index_sort)?;
-            interpolate_part(method, solver, p, abs, timeout_ms)
+            let abs = abstract_terms(solver, tally, p.a, p.b, p.abstracted, &p.index_sort)?;
+            interpolate_part(method, solver, tally, p, abs, timeout_ms)
         }
     }
 }
@@ -205,7 +199,7 @@ fn relation_cases(p: &Problem, c: &Cube, abs: &Abstracted) -> Vec<Vec<Term>> {
 
 /// An interpolant of part of the problem's `A`, its terms abstracted as
 /// `abs` says, and the problem's `B`.
-fn interpolate_part(method: Method, solver: &mut dyn Solver, p: &Problem, abs: Abstracted, timeout_ms: u64) -> Result<Vec<Cube>, Failure> {
+fn interpolate_part(method: Method, solver: &mut dyn Solver, tally: &mut Tally, p: &Problem, abs: Abstracted, timeout_ms: u64) -> Result<Vec<Cube>, Failure> {
     if std::env::var_os("ARRAX_DEBUG").is_some() {
         eprintln!("  abstracted: {:?}", abs.terms.iter().map(|t| t.to_string()).collect::<Vec<_>>());
     }
@@ -213,7 +207,7 @@ fn interpolate_part(method: Method, solver: &mut dyn Solver, p: &Problem, abs: A
     let pieces = match method {
         Method::Projection | Method::Cases => {
             let general: Vec<Term> = p.abstracted.iter().chain(&abs.copies).cloned().collect();
-            by_projection(solver, &abs.a, p.b, &local, &abs.copies, &general)?
+            by_projection(solver, tally, &abs.a, p.b, &local, &abs.copies, &general)?
         }
         Method::Cvc5 => by_cvc5(&abs.a, p.b, timeout_ms)?,
     };
@@ -227,7 +221,7 @@ fn interpolate_part(method: Method, solver: &mut dyn Solver, p: &Problem, abs: A
             None => disjunction(&abs.a),
         };
         let alternatives = Term::or(pieces.iter().filter(|p| p.0 == src).map(|(_, _, lits)| Term::and(lits.iter().cloned())));
-        if !unsat(solver, &[premise, alternatives.not()])? {
+        if !unsat(solver, tally, &[premise, alternatives.not()])? {
             return Err(Failure::Unknown("interpolant not implied by A".into()));
         }
     }
@@ -236,7 +230,7 @@ fn interpolate_part(method: Method, solver: &mut dyn Solver, p: &Problem, abs: A
         // copies left in the piece are the guessed quantified variable
         let guesses: Vec<Term> = abs.copies.iter().filter(|c| lits.iter().any(|l| occurs(c, l))).cloned().collect();
         let shared: Vec<Term> = p.shared.iter().chain(&guesses).cloned().collect();
-        check(solver, &vars, &lits, p.b, &shared)?;
+        check(solver, tally, &vars, &lits, p.b, &shared)?;
         let used: Vec<Term> = vars.iter().filter(|v| lits.iter().any(|l| occurs(v, l))).cloned().collect();
         match guesses.as_slice() {
             [] => out.extend(Cube::normalize(&used, &lits)),
@@ -261,7 +255,7 @@ fn interpolate_part(method: Method, solver: &mut dyn Solver, p: &Problem, abs: A
 /// existential variables, its literals.
 type Piece = (Option<usize>, Vec<Term>, Vec<Term>);
 
-fn by_projection(solver: &mut dyn Solver, a: &[Cube], b: &Term, local: &[Term], guessable: &[Term], abstracted: &[Term]) -> Result<Vec<Piece>, Failure> {
+fn by_projection(solver: &mut dyn Solver, tally: &mut Tally, a: &[Cube], b: &Term, local: &[Term], guessable: &[Term], abstracted: &[Term]) -> Result<Vec<Piece>, Failure> {
     let mut out = vec![];
     for (k, c) in a.iter().enumerate() {
         let present: Vec<Term> = local.iter().filter(|v| c.lits.iter().any(|l| occurs(v, l))).cloned().collect();
@@ -272,7 +266,7 @@ fn by_projection(solver: &mut dyn Solver, a: &[Cube], b: &Term, local: &[Term], 
             }
             let dist = Term::distinct(&c.vars);
             let with_b = |ls: &[Term]| -> Vec<Term> { ls.iter().cloned().chain([dist.clone(), b.clone()]).collect() };
-            if !unsat(solver, &with_b(&lits))? {
+            if !unsat(solver, tally, &with_b(&lits))? {
                 return Err(Failure::Unknown("projection too weak (dropped disequalities)".into()));
             }
             // generalise: what the cube says without its array reads (each
@@ -288,7 +282,7 @@ fn by_projection(solver: &mut dyn Solver, a: &[Cube], b: &Term, local: &[Term], 
                 let (scalar, kept) = crate::logic::projection::project(&lits, &reads);
                 // only when eliminating the reads says something new
                 let new = scalar.iter().any(|l| !lits.contains(l));
-                if kept.is_empty() && new && !scalar.iter().any(reads_array) && unsat(solver, &with_b(&scalar))? {
+                if kept.is_empty() && new && !scalar.iter().any(reads_array) && unsat(solver, tally, &with_b(&scalar))? {
                     lits = scalar;
                 }
             }
@@ -305,7 +299,7 @@ fn by_projection(solver: &mut dyn Solver, a: &[Cube], b: &Term, local: &[Term], 
                 if abstracted.iter().any(|t| occurs(t, &lits[i])) && (!reads_array(&lits[i]) || others_read || scalar_rest) {
                     let mut fewer = lits.clone();
                     fewer.remove(i);
-                    if unsat(solver, &with_b(&fewer))? {
+                    if unsat(solver, tally, &with_b(&fewer))? {
                         lits = fewer;
                         continue;
                     }
@@ -341,7 +335,7 @@ fn by_cvc5(a: &[Cube], b: &Term, timeout_ms: u64) -> Result<Vec<Piece>, Failure>
 /// Checks a piece of an interpolant (that `A` implies the pieces is
 /// checked by the caller): inconsistent with `B`, and over shared symbols
 /// and its own existential variables only.
-fn check(solver: &mut dyn Solver, vars: &[Term], lits: &[Term], b: &Term, shared: &[Term]) -> Result<(), Failure> {
+fn check(solver: &mut dyn Solver, tally: &mut Tally, vars: &[Term], lits: &[Term], b: &Term, shared: &[Term]) -> Result<(), Failure> {
     let body = Term::and(lits.iter().cloned());
     for v in free_vars(&body) {
         if !vars.contains(&v) && !shared.contains(&v) {
@@ -353,7 +347,7 @@ fn check(solver: &mut dyn Solver, vars: &[Term], lits: &[Term], b: &Term, shared
     own.sort();
     own.dedup();
     let dist = Term::distinct(&own);
-    if !unsat(solver, &[body, dist, b.clone()])? {
+    if !unsat(solver, tally, &[body, dist, b.clone()])? {
         return Err(Failure::Unknown("interpolant consistent with B".into()));
     }
     Ok(())
@@ -381,13 +375,13 @@ mod tests {
         let shared = [i.clone(), n.clone(), arr.clone()];
         let p = Problem { a: &a, b: &b, local: &[], shared: &shared, abstracted: &[n.clone(), i.clone()], index_sort: Sort::Int };
         let mut s = crate::smt::solver(crate::smt::Backend::Z3);
-        let itp = interpolate(Method::Projection, s.as_mut(), &p, 1000).unwrap();
+        let itp = interpolate(Method::Projection, s.as_mut(), &mut Tally::default(), &p, 1000).unwrap();
         assert_eq!(itp.len(), 1);
         assert!(!itp[0].lits.iter().any(|l| occurs(&n, l)), "{:?}", itp);
         assert!(itp[0].lits.iter().any(|l| occurs(&arr, l)), "{:?}", itp);
         // a satisfiable problem has no interpolant
         let sat = Term::eq(&i, &Term::int(7));
         let p2 = Problem { b: &sat, ..p };
-        assert_eq!(interpolate(Method::Projection, s.as_mut(), &p2, 1000).unwrap_err(), Failure::Satisfiable);
+        assert_eq!(interpolate(Method::Projection, s.as_mut(), &mut Tally::default(), &p2, 1000).unwrap_err(), Failure::Satisfiable);
     }
 }

@@ -5,6 +5,7 @@
 //! ([`interpolate`]) and term abstraction ([`abstraction`]).
 
 pub mod abstraction;
+pub mod dataflow;
 pub mod fixpoint;
 pub mod interpolate;
 pub mod path;

@@ -8,22 +8,11 @@
 //! pre-image also keeps the guard as a condition on every other process
 //! (`∀o ∉ z̄. uguard(o)`, see [`Cube::others`]).
 
+use crate::answer::Edge;
 use crate::system::cube::{other, zvar, Cube};
 use crate::logic::{substitute, Op, Term};
 use crate::system::{System, Transition};
 use std::collections::HashMap;
-
-/// How a pre-image cube was obtained: which transition fired with which
-/// processes, and where the successor's variables went.
-#[derive(Clone, Debug)]
-pub struct Edge {
-    /// The transition (position in [`System::transitions`]).
-    pub transition: usize,
-    /// The parameters' processes, as variables of the pre-image cube.
-    pub params: Vec<Term>,
-    /// The successor cube's variables, as variables of the pre-image cube.
-    pub succ_vars: Vec<Term>,
-}
 
 /// Every identification of the transition's parameters with distinct cube
 /// variables or fresh ones: for each parameter, `Some(i)` (cube variable

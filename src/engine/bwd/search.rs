@@ -4,11 +4,11 @@
 //! is covered by the visited ones (safe: their negations form an inductive
 //! invariant). Visited cubes subsumed by a newer one are deleted.
 
-use crate::engine::{AbstractTrace, Hint, Limit, Outcome, Proof, Stats};
+use crate::answer::{AbstractTrace, Answer, Counterexample, Edge, Hint, Limit, Proof, Stats};
 use crate::system::cube::Cube;
 use crate::reach::fixpoint::{match_cube, subsumes, Facts, Match, Pattern};
 use crate::logic::{Op, Sort, Term};
-use crate::reach::pre::{pre_image, Edge};
+use crate::reach::pre::pre_image;
 use crate::reach::safety::{index_bounds, initial_query, instantiate_all};
 use crate::smt::{self, Backend, SatResult, Solver};
 use crate::system::System;
@@ -108,25 +108,31 @@ pub struct Search<'a> {
     debug: bool,
     /// The approximation oracle (BRAB), if any.
     oracle: Option<crate::engine::bwd::brab::Oracle<'a>>,
-    /// The approximation a spurious trace went through, when the search
-    /// stopped because of it (ban it and search again).
-    pub refuted: Option<Cube>,
-    /// The suggested invariant a trace reached, when the search stopped
-    /// because of it (drop it and search again).
-    pub refuted_hint: Option<usize>,
     /// Whether some pre-image was dropped for naming too many processes
     /// (then the search cannot conclude SAFE).
-    pub truncated: bool,
-    /// Set when the search stopped at a spurious trace while universal
-    /// guards were approximated (search again with exact ones).
-    pub inexact: bool,
+    truncated: bool,
+}
+
+/// How one search ended: with an answer, or with a reason to search again.
+#[derive(Clone, Debug)]
+pub enum Ended {
+    /// An answer (a trace is already replayed by the caller's `replay`).
+    Answer(Answer),
+    /// An approximation met the initial states: ban this cube (the
+    /// approximation) and search again.
+    Refuted(Cube),
+    /// A trace reached this suggested invariant: drop it and search again.
+    RefutedHint(usize),
+    /// A trace was spurious while universal guards were approximated:
+    /// search again with exact ones.
+    Inexact,
 }
 
 impl<'a> Search<'a> {
     /// A search on `sys` with the given options.
     pub fn new(sys: &'a System, opts: Options) -> Self {
         let solver = smt::checker(opts.backend);
-        Search { sys, opts, solver, nodes: vec![], visited: vec![], seen: HashMap::new(), stats: Stats::default(), start: Instant::now(), debug: std::env::var_os("ARRAX_DEBUG").is_some(), oracle: None, refuted: None, refuted_hint: None, truncated: false, inexact: false }
+        Search { sys, opts, solver, nodes: vec![], visited: vec![], seen: HashMap::new(), stats: Stats::default(), start: Instant::now(), debug: std::env::var_os("ARRAX_DEBUG").is_some(), oracle: None, truncated: false }
     }
 
     /// Uses the oracle to approximate visited cubes (BRAB).
@@ -184,7 +190,7 @@ impl<'a> Search<'a> {
     /// Runs the search. `replay` decides whether a candidate trace is real
     /// (it replays it on a concrete instance); spurious ones are set aside
     /// and the search goes on, ending UNKNOWN if no real trace appears.
-    pub fn run(&mut self, replay: &mut dyn FnMut(&AbstractTrace) -> bool) -> Outcome {
+    pub fn run(&mut self, replay: &mut dyn FnMut(&AbstractTrace) -> bool) -> Ended {
         self.start = Instant::now();
         let mut queue: VecDeque<usize> = VecDeque::new();
         // roots: the unsafe cubes, then the hints still believed (suggested
@@ -245,28 +251,25 @@ impl<'a> Search<'a> {
             match r {
                 SatResult::Sat => {
                     if let Some(a) = self.approximated_ancestor(id) {
-                        self.refuted = Some(self.nodes[a].cube.clone());
-                        return Outcome::Unknown("approximation refuted".into());
+                        return Ended::Refuted(self.nodes[a].cube.clone());
                     }
                     if let Some(h) = self.root_hint(id) {
-                        self.refuted_hint = Some(h);
-                        return Outcome::Unknown("suggested invariant refuted".into());
+                        return Ended::RefutedHint(h);
                     }
                     let trace = self.trace(id);
                     if replay(&trace) {
-                        return Outcome::Unsafe(trace);
+                        return Ended::Answer(Answer::Unsafe(Counterexample::Trace(trace, None)));
                     }
                     if !self.opts.exact && self.sys.transitions.iter().any(|t| t.uguard.is_some()) {
                         self.stats.spurious += 1;
-                        self.inexact = true;
-                        return Outcome::Unknown("spurious trace (universal guards)".into());
+                        return Ended::Inexact;
                     }
                     // a longer trace through the same cube may still be real:
                     // keep exploring from it (SAFE is out of reach now)
                     self.stats.spurious += 1;
                     spurious = true;
                 }
-                SatResult::Unknown(why) => return Outcome::Unknown(format!("solver: {why}")),
+                SatResult::Unknown(why) => return Ended::Answer(Answer::Unknown(format!("solver: {why}"))),
                 SatResult::Unsat => {}
             }
             // fixpoint, semantic part (also drops unsatisfiable cubes)
@@ -344,18 +347,18 @@ impl<'a> Search<'a> {
             self.stats.t_pre += t0.elapsed();
         }
         if let Some(l) = hit_limit {
-            return Outcome::Unknown(match l {
+            return Ended::Answer(Answer::Unknown(match l {
                 Limit::Timeout => "timeout".into(),
                 Limit::NodeLimit => "node limit".into(),
-            });
+            }));
         }
         if spurious {
-            return Outcome::Unknown("only spurious traces found (universal guards)".into());
+            return Ended::Answer(Answer::Unknown("only spurious traces found (universal guards)".into()));
         }
         if self.truncated {
-            return Outcome::Unknown(format!("process limit: pre-images naming more than {} processes were dropped", self.opts.max_procs));
+            return Ended::Answer(Answer::Unknown(format!("process limit: pre-images naming more than {} processes were dropped", self.opts.max_procs)));
         }
-        Outcome::Safe(self.proof())
+        Ended::Answer(Answer::Safe(self.proof()))
     }
 
     fn add(&mut self, cube: Cube, parent: Option<usize>, edge: Option<Edge>) -> usize {
@@ -406,7 +409,7 @@ impl<'a> Search<'a> {
     /// The proof: surviving visited cubes with the hints for their pre-images.
     fn proof(&self) -> Proof {
         let index: HashMap<usize, usize> = self.visited.iter().enumerate().map(|(i, &v)| (v, i)).collect();
-        let mut proof = Proof::default();
+        let mut proof = Proof { self_checked: true, ..Proof::default() };
         for &v in &self.visited {
             proof.invariant.push(self.nodes[v].cube.clone());
             let mut hints = vec![];

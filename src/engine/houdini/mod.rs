@@ -25,7 +25,7 @@
 //! negations form an inductive invariant excluding the unsafe states: the
 //! proof, certified by the caller like any other.
 
-use super::{Outcome, Proof, Stats};
+use crate::answer::{Answer, Proof, Stats};
 use crate::system::cube::{zvar, Cube};
 use crate::exec::{Program, State};
 use crate::reach::fixpoint::Facts;
@@ -289,7 +289,7 @@ fn system_terms(sys: &System) -> impl Iterator<Item = &Term> {
 fn literals(sys: &System) -> Vec<i64> {
     let mut out: HashSet<i64> = HashSet::from([0]);
     for t in system_terms(sys) {
-        out.extend(collect(t, &|x: &Term| matches!(x.op(), Op::Int(_))).iter().filter_map(|l| l.as_int()).filter(|v| !crate::reach::abstraction::is_type_bound(*v)));
+        out.extend(collect(t, &|x: &Term| matches!(x.op(), Op::Int(_))).iter().filter_map(|l| l.as_int()).filter(|v| !crate::reach::dataflow::is_type_bound(*v)));
     }
     let mut v: Vec<i64> = out.into_iter().collect();
     v.sort();
@@ -512,7 +512,7 @@ fn seed_unvisited(sys: &System, pc: &Term, slot: &dyn Fn(i64) -> usize, base: i6
         .transitions
         .iter()
         .filter_map(|t| {
-            let from = slot_of(&crate::reach::abstraction::location_test(&t.guard, pc)?)?;
+            let from = slot_of(&crate::reach::dataflow::location_test(&t.guard, pc)?)?;
             let to = match t.updates.iter().find(|u| sys.vars[u.var].term == *pc) {
                 Some(u) => slot_of(&u.value)?,
                 None => from,
@@ -637,7 +637,7 @@ impl<'a> Houdini<'a> {
     /// A search over `sys`.
     pub fn new(sys: &'a System, opts: Options) -> Self {
         let solver = smt::solver(opts.backend);
-        Houdini { sys, opts, solver, members: vec![], start: Instant::now(), stats: Stats::default(), counts: (0, 0, 0, 0), debug: std::env::var_os("ARRAX_DEBUG").is_some(), asserted: HashSet::new(), defined: HashMap::new(), instantiated: HashMap::new(), solvers: HashMap::new(), unsafe_run: None, control: crate::reach::abstraction::control_variable(sys).map(|k| sys.vars[k].term.clone()) }
+        Houdini { sys, opts, solver, members: vec![], start: Instant::now(), stats: Stats::default(), counts: (0, 0, 0, 0), debug: std::env::var_os("ARRAX_DEBUG").is_some(), asserted: HashSet::new(), defined: HashMap::new(), instantiated: HashMap::new(), solvers: HashMap::new(), unsafe_run: None, control: crate::reach::dataflow::control_variable(sys).map(|k| sys.vars[k].term.clone()) }
     }
 
     /// When the time limit ends, if there is one.
@@ -666,7 +666,7 @@ impl<'a> Houdini<'a> {
     fn sampled(&mut self) -> Result<(Vec<Cube>, Vec<Cube>), String> {
         let sys = self.sys;
         let prog = crate::exec::compile(sys).map_err(|u| u.0)?;
-        let control = crate::reach::abstraction::control_variable(sys);
+        let control = crate::reach::dataflow::control_variable(sys);
         let pc = control.and_then(|k| prog.scalar_terms.iter().position(|t| *t == sys.vars[k].term));
         let voc = Vocabulary { sys, prog: &prog, pc };
         let mut cands = candidates(&voc);
@@ -692,7 +692,7 @@ impl<'a> Houdini<'a> {
             .transitions
             .iter()
             .map(|t| match control {
-                Some(k) => t.updates.iter().all(|u| u.var != k || crate::reach::abstraction::location_test(&t.guard, &sys.vars[k].term).as_ref() == Some(&u.value)),
+                Some(k) => t.updates.iter().all(|u| u.var != k || crate::reach::dataflow::location_test(&t.guard, &sys.vars[k].term).as_ref() == Some(&u.value)),
                 None => true,
             })
             .collect();
@@ -788,7 +788,7 @@ impl<'a> Houdini<'a> {
         }
         for (loc, fs) in &self.opts.location_facts {
             for f in fs {
-                for cube in Cube::normalize(&[], &[loc.clone(), crate::reach::abstraction::violation(f)]) {
+                for cube in Cube::normalize(&[], &[loc.clone(), crate::reach::dataflow::violation(f)]) {
                     if seen.insert(cube.key()) {
                         cubes.push(cube);
                     }
@@ -974,23 +974,23 @@ impl<'a> Houdini<'a> {
     }
 
     /// Runs the search: a proof, or why there is none.
-    pub fn run(&mut self) -> Outcome {
+    pub fn run(&mut self) -> Answer {
         match self.search() {
             Ok(o) => o,
-            Err(why) => Outcome::Unknown(why),
+            Err(why) => Answer::Unknown(why),
         }
     }
 
     /// Samples, then runs the fixpoint on the candidates of one quantified
     /// variable at most at visited locations, then, if they prove nothing,
     /// with the others added.
-    fn search(&mut self) -> Result<Outcome, String> {
+    fn search(&mut self) -> Result<Answer, String> {
         let (cubes, more) = self.sampled()?;
         if self.debug {
             eprintln!("houdini: {} candidates, {} after sampling {} steps ({:.2}s)", self.counts.0, self.counts.1, self.counts.3, self.start.elapsed().as_secs_f64());
         }
         let first = self.fixpoint(cubes);
-        if more.is_empty() || self.timed_out() || matches!(first, Ok(Outcome::Safe(_))) {
+        if more.is_empty() || self.timed_out() || matches!(first, Ok(Answer::Safe(_))) {
             return first;
         }
         // a fresh start: the first attempt's solvers go, its survivors
@@ -1007,7 +1007,7 @@ impl<'a> Houdini<'a> {
 
     /// Houdini's fixpoint over the candidates' cubes: the proof, or why
     /// there is none.
-    fn fixpoint(&mut self, cubes: Vec<Cube>) -> Result<Outcome, String> {
+    fn fixpoint(&mut self, cubes: Vec<Cube>) -> Result<Answer, String> {
         if cubes.len() > MAX_SURVIVORS {
             return Err(format!("too many candidates ({}) survive sampling", cubes.len()));
         }
@@ -1053,7 +1053,7 @@ impl<'a> Houdini<'a> {
                 let prep = self.prepare(&batch);
                 loop {
                     if self.timed_out() {
-                        return Ok(Outcome::Unknown("timeout".into()));
+                        return Ok(Answer::Unknown("timeout".into()));
                     }
                     let live: Vec<usize> = (0..batch.len()).filter(|&j| self.members[batch[j].0].alive).collect();
                     if live.is_empty() {
@@ -1073,10 +1073,10 @@ impl<'a> Houdini<'a> {
                                     // a step of backward reachability
                                     if backward >= MAX_BACKWARD {
                                         if self.debug { eprintln!("houdini: uncovered pre-image of a mandatory cube: {p}"); }
-                                        return Ok(Outcome::Unknown("the candidates do not cover the unsafe states' pre-images".into()));
+                                        return Ok(Answer::Unknown("the candidates do not cover the unsafe states' pre-images".into()));
                                     }
                                     if self.disjoint_from_initial(vec![p.clone()])?.is_empty() {
-                                        return Ok(Outcome::Unknown("a pre-image of the unsafe states meets the initial states".into()));
+                                        return Ok(Answer::Unknown("a pre-image of the unsafe states meets the initial states".into()));
                                     }
                                     backward += 1;
                                     self.add(p.clone(), true);
@@ -1105,12 +1105,12 @@ impl<'a> Houdini<'a> {
             let k = keep[i];
             for p in pre_cache.get(&k).cloned().unwrap_or_default() {
                 if self.timed_out() {
-                    return Ok(Outcome::Unknown("timeout".into()));
+                    return Ok(Answer::Unknown("timeout".into()));
                 }
                 let prep = self.prepare(&[(k, p)]);
                 let core = match self.check_batch(&prep, &[0])? {
                     Batch::Covered(core) => core,
-                    Batch::Violated(_) => return Ok(Outcome::Unknown("a pre-image covered in its batch is not covered alone".into())),
+                    Batch::Violated(_) => return Ok(Answer::Unknown("a pre-image covered in its batch is not covered alone".into())),
                 };
                 for b in core {
                     if kept.insert(b) {
@@ -1121,9 +1121,54 @@ impl<'a> Houdini<'a> {
             i += 1;
         }
         keep.sort();
-        let proof = Proof { invariant: keep.iter().map(|&k| self.members[k].cube.clone()).collect(), hints: vec![] };
+        let proof = Proof { invariant: keep.iter().map(|&k| self.members[k].cube.clone()).collect(), hints: vec![], self_checked: false };
         self.counts.2 = proof.invariant.len();
         let n = proof.invariant.len();
-        Ok(Outcome::Safe(Proof { hints: vec![vec![]; n], ..proof }))
+        Ok(Answer::Safe(Proof { hints: vec![vec![]; n], ..proof }))
+    }
+}
+
+/// The candidate-invariant engine: templates instantiated, tested on
+/// sampled executions, kept while inductive; a sampled execution that
+/// reaches an unsafe state is repeated by forward execution and replayed.
+pub struct CandidateInvariants {
+    settings: crate::engine::Settings,
+}
+
+impl CandidateInvariants {
+    /// The engine with these settings.
+    pub fn new(settings: crate::engine::Settings) -> Self {
+        CandidateInvariants { settings }
+    }
+}
+
+impl crate::engine::Engine for CandidateInvariants {
+    fn name(&self) -> &'static str {
+        "houdini"
+    }
+
+    fn backend(&self) -> Backend {
+        self.settings.backend_or(Backend::Z3)
+    }
+
+    fn solve(&mut self, task: &crate::engine::Task, budget: &crate::engine::Budget, replayer: &mut dyn crate::answer::Replayer) -> crate::answer::Outcome {
+        let sys = task.sliced;
+        let opts = Options { timeout: budget.left(), backend: self.backend(), max_procs: self.settings.max_procs, location_facts: crate::reach::dataflow::location_facts(sys) };
+        let mut h = Houdini::new(sys, opts);
+        let answer = h.run();
+        if let Some(o) = h.unsafe_run {
+            // a bug: forward execution repeats the run, recorded, and the
+            // independent checker replays it
+            let mut run = crate::engine::run::ForwardExecution::opening(self.settings.clone(), o);
+            let mut out = crate::engine::Engine::solve(&mut run, task, budget, replayer);
+            out.notes.insert(0, format!("candidate invariants: a sampled execution ({:?} values) reaches an unsafe state", o.mode));
+            return out;
+        }
+        let (made, sampled, kept, _) = h.counts;
+        let notes = vec![
+            "engine: candidate invariants (templates tested on sampled executions, kept while inductive)".to_string(),
+            format!("candidate invariants: {made} from templates, {sampled} not violated by sampled executions, {kept} in the fixpoint"),
+        ];
+        crate::answer::Outcome { answer, stats: h.stats, notes }
     }
 }

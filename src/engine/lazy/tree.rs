@@ -22,14 +22,14 @@
 //! - When no node is left to expand, the labels of the uncovered nodes form
 //!   an inductive invariant (certified by the caller).
 
-use crate::engine::{AbstractTrace, Limit, Outcome, Proof, Stats};
+use crate::answer::{AbstractTrace, Answer, Counterexample, Edge, Limit, Proof, Stats};
 use crate::reach::abstraction::abstract_cube;
 use crate::system::cube::{zvar, Cube};
 use crate::reach::fixpoint::{match_cube, Facts, Match, Pattern};
 use crate::reach::interpolate::{self, Failure, Method, Problem};
 use crate::logic::{substitute, Term};
 use crate::reach::path::{prefix, Formula};
-use crate::reach::pre::{pre_image, Edge};
+use crate::reach::pre::pre_image;
 use crate::reach::safety::{index_bounds, instantiate_all};
 use crate::smt::{self, Backend, SatResult, Solver};
 use crate::system::System;
@@ -473,9 +473,10 @@ impl<'a> Lazy<'a> {
                 continue;
             }
             let p = Problem { a: &a, b: &b, local: &[], shared: &shared, abstracted: &self.opts.terms, index_sort: self.sys.index_sort() };
-            let before = interpolate::solver_calls();
-            let itp = interpolate::interpolate(self.opts.method, self.solver.as_mut(), &p, 5_000);
-            self.stats.calls_itp += interpolate::solver_calls() - before;
+            let mut tally = interpolate::Tally::default();
+            let itp = interpolate::interpolate(self.opts.method, self.solver.as_mut(), &mut tally, &p, 5_000);
+            self.stats.calls_itp += tally.calls;
+            self.stats.splittable += tally.splittable;
             let itp = itp.map_err(|f| match f {
                 Failure::Satisfiable => Refusal::Failed(format!("path prefix of length {} meets the pre-image (instantiation too weak)", path.len() - 1 - j)),
                 Failure::Unknown(w) => Refusal::Failed(format!("interpolation: {w}")),
@@ -568,7 +569,7 @@ impl<'a> Lazy<'a> {
     }
 
     /// Runs the search; `replay` decides whether a candidate trace is real.
-    pub fn run(&mut self, replay: &mut dyn FnMut(&AbstractTrace) -> bool) -> Outcome {
+    pub fn run(&mut self, replay: &mut dyn FnMut(&AbstractTrace) -> bool) -> Answer {
         self.start = Instant::now();
         let isort = self.sys.index_sort();
         for u in &self.sys.unsafe_ {
@@ -585,7 +586,7 @@ impl<'a> Lazy<'a> {
                 continue;
             }
             if let Some(l) = self.limit() {
-                return Outcome::Unknown(match l {
+                return Answer::Unknown(match l {
                     Limit::Timeout => "timeout".into(),
                     Limit::NodeLimit => "node limit".into(),
                 });
@@ -594,7 +595,7 @@ impl<'a> Lazy<'a> {
             let cov = self.covered(id);
             self.stats.t_fixpoint += t0.elapsed();
             match cov {
-                Err(why) => return Outcome::Unknown(format!("solver: {why}")),
+                Err(why) => return Answer::Unknown(format!("solver: {why}")),
                 Ok(Some(by)) => {
                     self.stats.covered += 1;
                     for ch in self.nodes[id].children.clone() {
@@ -612,7 +613,7 @@ impl<'a> Lazy<'a> {
             let meets = self.meets_initial(id);
             self.stats.t_safety += t0.elapsed();
             match meets {
-                Err(why) => return Outcome::Unknown(format!("solver: {why}")),
+                Err(why) => return Answer::Unknown(format!("solver: {why}")),
                 Ok(true) => {
                     if self.debug {
                         eprintln!("#{id} meets the initial states: {}", self.label_text(id));
@@ -623,16 +624,16 @@ impl<'a> Lazy<'a> {
                             self.stats.refinements += 1;
                             continue;
                         }
-                        Ok(false) => return Outcome::Unknown("refinement made no progress".into()),
-                        Err(Refusal::Failed(why)) => return Outcome::Unknown(why),
+                        Ok(false) => return Answer::Unknown("refinement made no progress".into()),
+                        Err(Refusal::Failed(why)) => return Answer::Unknown(why),
                         Err(Refusal::Concrete) => {
                             return match self.candidate(id) {
-                                Some(trace) if replay(&trace) => Outcome::Unsafe(trace),
+                                Some(trace) if replay(&trace) => Answer::Unsafe(Counterexample::Trace(trace, None)),
                                 Some(_) => {
                                     self.stats.spurious += 1;
-                                    Outcome::Unknown("counterexample candidate did not replay".into())
+                                    Answer::Unknown("counterexample candidate did not replay".into())
                                 }
-                                None => Outcome::Unknown("counterexample candidate: no exact trace found".into()),
+                                None => Answer::Unknown("counterexample candidate: no exact trace found".into()),
                             };
                         }
                     }
@@ -702,9 +703,9 @@ impl<'a> Lazy<'a> {
             self.nodes[id].state = State::Expanded;
         }
         if self.truncated {
-            return Outcome::Unknown(format!("process limit: pre-images naming more than {} processes were dropped", self.opts.max_procs));
+            return Answer::Unknown(format!("process limit: pre-images naming more than {} processes were dropped", self.opts.max_procs));
         }
-        Outcome::Safe(self.proof())
+        Answer::Safe(self.proof())
     }
 
     fn label_text(&self, id: usize) -> String {
@@ -716,12 +717,12 @@ impl<'a> Lazy<'a> {
     fn proof(&self) -> Proof {
         let mut proof = Proof::default();
         for f in &self.opts.facts {
-            proof.invariant.extend(Cube::normalize(&[], &[crate::reach::abstraction::violation(f)]));
+            proof.invariant.extend(Cube::normalize(&[], &[crate::reach::dataflow::violation(f)]));
             proof.hints.push(vec![]);
         }
         for (loc, fs) in &self.opts.location_facts {
             for f in fs {
-                for c in Cube::normalize(&[], &[loc.clone(), crate::reach::abstraction::violation(f)]) {
+                for c in Cube::normalize(&[], &[loc.clone(), crate::reach::dataflow::violation(f)]) {
                     proof.invariant.push(c);
                     proof.hints.push(vec![]);
                 }

@@ -10,7 +10,7 @@
 pub mod self_loops;
 
 use self_loops::{self as accel, Loop};
-use super::{ArrayContent, Execution};
+use crate::answer::{ArrayContent, Execution};
 use crate::exec::{compile, CellOracle, Cells, Fault, Program, State, Unsupported};
 use crate::system::System;
 use std::time::{Duration, Instant};
@@ -715,4 +715,71 @@ fn suggested_values(sys: &System) -> Vec<i64> {
         }
     }
     out
+}
+
+/// The forward execution engine: runs under growing step limits until one
+/// reaches an unsafe state, whose execution the replay service checks.
+/// It never answers SAFE.
+pub struct ForwardExecution {
+    settings: crate::engine::Settings,
+    opening: Option<Opening>,
+}
+
+impl ForwardExecution {
+    /// The engine with these settings.
+    pub fn new(settings: crate::engine::Settings) -> Self {
+        ForwardExecution { settings, opening: None }
+    }
+
+    /// The engine making `opening` its first run (one that sampling saw
+    /// reach an unsafe state).
+    pub fn opening(settings: crate::engine::Settings, opening: Opening) -> Self {
+        ForwardExecution { settings, opening: Some(opening) }
+    }
+}
+
+impl crate::engine::Engine for ForwardExecution {
+    fn name(&self) -> &'static str {
+        "run"
+    }
+
+    fn backend(&self) -> crate::smt::Backend {
+        self.settings.backend_or(crate::smt::Backend::Z3)
+    }
+
+    fn solve(&mut self, task: &crate::engine::Task, budget: &crate::engine::Budget, replayer: &mut dyn crate::answer::Replayer) -> crate::answer::Outcome {
+        use crate::answer::{Answer, Counterexample, Outcome};
+        // the search leaves a share of the time limit to the replay
+        let opts = Options { timeout: budget.left().map(|t| t.mul_f64(0.85)), max_steps: self.settings.max_steps.max(1), seed: self.settings.seed, opening: self.opening };
+        let sum = match search(task.system, &opts) {
+            Ok(s) => s,
+            Err(u) => return Outcome::of(Answer::Unknown(format!("run engine: {}", u.0))),
+        };
+        let jumped = if sum.accelerated > 0 { format!(", {} of them by accelerating self-loops", sum.accelerated) } else { String::new() };
+        let mut notes = vec![format!(
+            "run engine: {} run(s), {} steps{jumped} in {:.2}s ({:.1}M steps/s one by one)",
+            sum.runs,
+            sum.steps,
+            sum.time.as_secs_f64(),
+            sum.steps_per_sec() / 1e6
+        )];
+        if let Some(f) = sum.fault {
+            notes.push(format!("{} run(s) abandoned on an arithmetic fault (last: {f})", sum.faults));
+        }
+        let answer = match sum.found {
+            None => {
+                let why = if sum.timed_out { " (time limit reached)" } else { "" };
+                Answer::Unknown(format!("run engine: no error within {} steps × {} runs{why}", sum.limit, sum.runs))
+            }
+            Some(found) => {
+                notes.push(format!("unsafe state reached by run {} ({} values) after {} steps", found.run + 1, found.mode.name(), found.execution.len()));
+                match replayer.replay_execution(&found.execution, budget.deadline) {
+                    Ok(rep) => Answer::Unsafe(Counterexample::Execution(found.execution, rep)),
+                    Err(e) if e.starts_with(crate::answer::REPLAY_TIMED_OUT) => Answer::Unknown(format!("run engine: {e}")),
+                    Err(e) => Answer::Unknown(format!("run engine: the execution found does not replay: {e}")),
+                }
+            }
+        };
+        Outcome { answer, stats: crate::answer::Stats::default(), notes }
+    }
 }

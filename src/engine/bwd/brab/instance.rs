@@ -837,7 +837,7 @@ impl<'a> Instance<'a> {
     /// literals but the last, the unsafe cube on the processes found), each
     /// edge the transition taken and its parameters' processes. Nothing in
     /// it is trusted: the caller replays it on the system.
-    pub fn unsafe_trace(&self, ex: &Exploration) -> Result<Option<crate::engine::AbstractTrace>, Unsupported> {
+    pub fn unsafe_trace(&self, ex: &Exploration) -> Result<Option<crate::answer::AbstractTrace>, Unsupported> {
         if let Some(k) = ex.unsafe_state {
             let Some((cube, at)) = self.unsafe_at(&ex.states[k])? else { return Ok(None) };
             let mut moves = vec![];
@@ -856,9 +856,9 @@ impl<'a> Instance<'a> {
             cubes.push(last);
             let edges = moves
                 .into_iter()
-                .map(|(t, params)| crate::reach::pre::Edge { transition: t, params: params.iter().map(|p| vars[*p as usize].clone()).collect(), succ_vars: vars.clone() })
+                .map(|(t, params)| crate::answer::Edge { transition: t, params: params.iter().map(|p| vars[*p as usize].clone()).collect(), succ_vars: vars.clone() })
                 .collect();
-            return Ok(Some(crate::engine::AbstractTrace { cubes, edges }));
+            return Ok(Some(crate::answer::AbstractTrace { cubes, edges }));
         }
         Ok(None)
     }

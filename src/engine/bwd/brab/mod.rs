@@ -33,7 +33,7 @@ pub struct Oracle<'a> {
     pub max_lits: usize,
     /// A path of the instance to an unsafe state found while exploring, as
     /// a candidate trace (to be replayed: the instance is only an oracle).
-    pub unsafe_trace: Option<crate::engine::AbstractTrace>,
+    pub unsafe_trace: Option<crate::answer::AbstractTrace>,
     /// See [`Oracle::slack`].
     slack: Option<i64>,
 }

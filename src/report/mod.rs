@@ -1,10 +1,10 @@
 //! Presenting results: readable formulas, invariants, traces, statistics,
-//! and JSON.
+//! the text of a check's answer, and its JSON report ([`json`]).
 
-use crate::certify::execution::Replayed;
-use crate::certify::{ConcreteTrace, Value};
+pub mod json;
+
+use crate::answer::{Certification, CheckResult, ConcreteTrace, Execution, Replayed, Stats, Value, Verdict};
 use crate::system::cube::Cube;
-use crate::engine::{Execution, Stats};
 use crate::logic::{EnumValues, Op, Sort, Term};
 use crate::system::System;
 use std::fmt::Write as _;
@@ -74,39 +74,6 @@ pub fn clause(c: &Cube) -> String {
         format!("¬({body})")
     } else {
         format!("∀{}. ¬({body})", vars.join(" "))
-    }
-}
-
-/// The invariant as an SMT-LIB script defining `invariant` over the state variables.
-pub fn invariant_smtlib(sys: &System, inv: &[Cube]) -> String {
-    let mut out = String::from("; inductive invariant found by arrax: the conjunction of the negated cubes\n");
-    for v in &sys.vars {
-        let _ = writeln!(out, "(declare-const {} {})", v.term, smt_sort(v.term.sort()));
-    }
-    for c in &sys.consts {
-        let _ = writeln!(out, "(declare-const {} {})", c, smt_sort(c.sort()));
-    }
-    let _ = writeln!(out, "(define-fun invariant () Bool (and");
-    for c in inv {
-        let body = Term::implies(&Term::distinct(&c.vars), &Term::and([c.body(), c.outside()]).not());
-        let f = Term::forall(&c.vars, &body);
-        let _ = writeln!(out, "  {}", f.to_string().replace(" proc)", " Int)"));
-    }
-    out.push_str("  true))\n");
-    out
-}
-
-fn smt_sort(s: &Sort) -> String {
-    match s {
-        Sort::Index | Sort::Enum(_) => "Int".into(),
-        Sort::Array(a) => {
-            let mut t = smt_sort(&a.elem);
-            for i in a.index.iter().rev() {
-                t = format!("(Array {} {})", smt_sort(i), t);
-            }
-            t
-        }
-        other => other.to_string(),
     }
 }
 
@@ -268,70 +235,6 @@ pub fn execution(sys: &System, ex: &Execution, replayed: Option<&Replayed>) -> S
 }
 
 /// A value as a JSON literal: Booleans, enumeration names as strings, numbers.
-fn json_value(v: i64, s: &Sort) -> String {
-    match s {
-        Sort::Enum(d) if matches!(d.values, EnumValues::Names(_)) => json_str(&value(v, s)),
-        _ => value(v, s),
-    }
-}
-
-fn join(xs: &[i64]) -> String {
-    xs.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
-}
-
-/// Summary entries kept at each end of a long execution in JSON.
-const MAX_JSON_HALF: usize = 500;
-
-/// A concrete execution as JSON, in the shape of replayed traces (`procs`,
-/// `steps` with `transition`), steps summarised (`repeat`, and `cycle`
-/// for cycles of several run-length items; beyond 1000 entries the middle ones
-/// are left out and counted in `steps_omitted`), plus the initial and
-/// final scalars and the cells read at the end.
-pub fn execution_json(sys: &System, ex: &Execution, replayed: Option<&Replayed>) -> String {
-    let scal = |xs: &[(Term, i64)]| {
-        let items: Vec<String> = xs.iter().map(|(t, v)| format!("{}:{}", json_str(&t.to_string()), json_value(*v, t.sort()))).collect();
-        format!("{{{}}}", items.join(","))
-    };
-    let lines = summarise(&ex.steps);
-    let omitted = lines.len().saturating_sub(2 * MAX_JSON_HALF);
-    let kept = lines.iter().take(MAX_JSON_HALF).chain(lines.iter().skip(MAX_JSON_HALF + omitted));
-    let item = |&(t, n): &(usize, u64)| format!("{{\"transition\":{},\"procs\":[],\"repeat\":{n}}}", json_str(&sys.transitions[t].name));
-    let steps: Vec<String> = kept
-        .map(|(items, reps)| match items.as_slice() {
-            [(t, n)] => item(&(*t, n * reps)),
-            _ => format!("{{\"cycle\":[{}],\"repeat\":{reps}}}", items.iter().map(item).collect::<Vec<_>>().join(",")),
-        })
-        .collect();
-    let arrays: Vec<String> = ex
-        .arrays
-        .iter()
-        .map(|a| format!("{{\"array\":{},\"default\":{},\"chosen_cells\":{}}}", json_str(sys.vars[a.var].name()), a.default, a.cells.len()))
-        .collect();
-    let mut o = format!(
-        "{{\"procs\":0,\"length\":{},\"steps\":[{}],\"steps_omitted\":{omitted},\"initial\":{},\"initial_arrays\":[{}],\"unsafe_cube\":{}",
-        ex.len(),
-        steps.join(","),
-        scal(&ex.scalars),
-        arrays.join(","),
-        ex.cube + 1
-    );
-    if let Some(r) = replayed {
-        let reads: Vec<String> = r
-            .reads
-            .iter()
-            .map(|(a, i, v)| format!(
-                    "{{\"array\":{},\"index\":[{}],\"value\":{}}}",
-                    json_str(&a.to_string()),
-                    join(i).replace(' ', ""),
-                    json_value(*v, a.sort().as_array().map(|s| &s.elem).unwrap_or(a.sort()))
-                ))
-            .collect();
-        let _ = write!(o, ",\"final\":{},\"reads\":[{}]", scal(&r.scalars), reads.join(","));
-    }
-    o.push('}');
-    o
-}
-
 /// Statistics in readable form.
 pub fn stats(s: &Stats) -> String {
     format!(
@@ -356,47 +259,57 @@ pub fn stats(s: &Stats) -> String {
     )
 }
 
-/// A JSON string literal.
-pub fn json_str(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
+/// How an answer was checked, in words (`no_certify`: checking was
+/// switched off by the user).
+pub fn certification_text(c: &Certification, no_certify: bool) -> String {
+    match c {
+        Certification::Certified(how) => format!("certified: {how}"),
+        Certification::Uncertified(why) => format!("uncertified: {why}"),
+        Certification::Skipped if no_certify => "not certified (--no-certify)".to_string(),
+        Certification::Skipped => "nothing to certify".to_string(),
+    }
+}
+
+/// The last line of a check: the verdict, with how it stands.
+pub fn verdict_line(r: &CheckResult) -> String {
+    match (&r.verdict, &r.certification) {
+        (Verdict::Safe, Certification::Uncertified(why)) => format!("SAFE (uncertified: {why})"),
+        (Verdict::Safe, _) => "SAFE".to_string(),
+        (Verdict::Unsafe, Certification::Certified(_)) if r.replayed.is_some() => "UNSAFE (replayed)".to_string(),
+        (Verdict::Unsafe, _) => "UNSAFE".to_string(),
+        (Verdict::Unknown(why), _) => format!("UNKNOWN ({why})"),
+    }
+}
+
+/// The whole text answer of a check: notes, the invariant or the
+/// counterexample, statistics (with `verbose`, or when there is neither),
+/// times, the certification and the verdict line.
+pub fn text(sys: &System, r: &CheckResult, verbose: bool, no_certify: bool) -> String {
+    let mut out = String::new();
+    for n in &r.notes {
+        let _ = writeln!(out, "note: {n}");
+    }
+    if let Some(p) = &r.proof {
+        let _ = writeln!(out, "Inductive invariant ({} clauses):", p.invariant.len());
+        for c in &p.invariant {
+            let _ = writeln!(out, "  {}", clause(c));
         }
     }
-    out.push('"');
+    if let Some(t) = &r.trace {
+        out.push_str(&trace(sys, t));
+    }
+    if let Some(ex) = &r.execution {
+        out.push_str(&execution(sys, ex, r.replayed.as_ref()));
+    }
+    if verbose || r.trace.is_none() && r.proof.is_none() && r.execution.is_none() && r.engine != "run" {
+        let _ = writeln!(out, "statistics: {}", stats(&r.stats));
+    }
+    let _ = writeln!(out, "time: {:.3}s (checking the answer: {:.3}s)", r.time.as_secs_f64(), r.certify_time.as_secs_f64());
+    let _ = writeln!(out, "{}", certification_text(&r.certification, no_certify));
+    let _ = writeln!(out, "{}", verdict_line(r));
     out
 }
 
-/// The statistics as a JSON object (names paired with their values, so
-/// the two cannot drift apart).
-pub fn stats_json(s: &Stats) -> String {
-    let fields: [(&str, String); 18] = [
-        ("nodes", s.nodes.to_string()),
-        ("approximated", s.approximated.to_string()),
-        ("restarts", s.restarts.to_string()),
-        ("refinements", s.refinements.to_string()),
-        ("expanded", s.expanded.to_string()),
-        ("covered", s.covered.to_string()),
-        ("subsumed", s.subsumed.to_string()),
-        ("deleted", s.deleted.to_string()),
-        ("max_procs", s.max_vars.to_string()),
-        ("solver_calls", s.solver_calls().to_string()),
-        ("calls_safety", s.calls_safety.to_string()),
-        ("calls_fixpoint", s.calls_fixpoint.to_string()),
-        ("calls_sat", s.calls_sat.to_string()),
-        ("calls_interpolation", s.calls_itp.to_string()),
-        ("spurious", s.spurious.to_string()),
-        ("time_safety", format!("{:.4}", s.t_safety.as_secs_f64())),
-        ("time_fixpoint", format!("{:.4}", s.t_fixpoint.as_secs_f64())),
-        ("time_pre", format!("{:.4}", s.t_pre.as_secs_f64())),
-    ];
-    let body: Vec<String> = fields.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
-    format!("{{{}}}", body.join(","))
+fn join(xs: &[i64]) -> String {
+    xs.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
 }
