@@ -3,7 +3,8 @@
 use arrax::driver::{self, CheckOptions, Verdict};
 use arrax::engine::bwd::Order;
 use arrax::engine::{Choice, Settings};
-use arrax::frontend;
+use arrax::frontend::{self, chc};
+use arrax::system::horn::Horn;
 use arrax::reach::interpolate::Method;
 use arrax::report::{self, json::CheckReport};
 use arrax::smt::Backend;
@@ -30,6 +31,10 @@ enum Command {
         /// Print the lowered system of a C program in canonical form.
         #[arg(long)]
         lowered: bool,
+        /// Write the system in another format instead: `chc`, Horn clauses
+        /// in SMT-LIB (CHC-COMP's format), for any CHC solver.
+        #[arg(long, value_enum)]
+        emit: Option<EmitArg>,
     },
     /// Decide whether the model's unsafe states are reachable.
     Check(CheckArgs),
@@ -84,8 +89,14 @@ struct CheckArgs {
     #[arg(long)]
     no_certify: bool,
     /// Print one JSON object instead of text.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "chc")]
     json: bool,
+    /// Answer in Horn-clause terms (CHC-COMP): `sat` (safe) with a model,
+    /// one `define-fun` per predicate, `unsat` with a derivation, or
+    /// `unknown`; for other inputs, in the terms of their export
+    /// (`parse --emit chc`).
+    #[arg(long, conflicts_with = "svcomp")]
+    chc: bool,
     /// Write the invariant (SAFE) as SMT-LIB to this file.
     #[arg(long)]
     invariant: Option<PathBuf>,
@@ -122,6 +133,12 @@ enum ItpArg {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
+enum EmitArg {
+    /// Horn clauses in SMT-LIB (CHC-COMP's format).
+    Chc,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
 enum SearchArg {
     Bfs,
     Dfs,
@@ -135,9 +152,14 @@ enum SolverArg {
 }
 
 fn load(file: &Path) -> Result<frontend::Parsed, ExitCode> {
-    match frontend::parse_file(file) {
+    load_horn(file).map(|(p, _)| p)
+}
+
+/// Reads a model, and for Horn clauses the clauses; reports problems.
+fn load_horn(file: &Path) -> Result<(frontend::Parsed, Option<Horn>), ExitCode> {
+    match frontend::parse_file_horn(file) {
         Ok(p) => {
-            for w in &p.warnings {
+            for w in &p.0.warnings {
                 eprintln!("{}: warning: {}", file.display(), w);
             }
             Ok(p)
@@ -159,7 +181,8 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Parse { file, lowered } => match load(&file) {
+        Command::Parse { file, emit: Some(EmitArg::Chc), .. } => emit_chc(&file),
+        Command::Parse { file, lowered, emit: None } => match load(&file) {
             Ok(p) => {
                 let is_c = matches!(frontend::Format::of_path(&file), frontend::Format::C | frontend::Format::SvTask);
                 if is_c && !lowered {
@@ -187,21 +210,56 @@ fn main() -> ExitCode {
     }
 }
 
+/// `parse --emit chc`: the system as Horn clauses.
+fn emit_chc(file: &Path) -> ExitCode {
+    let parsed = match load(file) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    let header = format!("{}: the system arrax checks, as Horn clauses (arrax parse --emit chc)", file.display());
+    match chc::emit::smtlib(&parsed.system, &header) {
+        Ok(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(why) => {
+            eprintln!("{}:1:1: cannot write as Horn clauses: {why}", file.display());
+            ExitCode::from(2)
+        }
+    }
+}
+
 fn check(args: CheckArgs) -> ExitCode {
-    let parsed = match load(&args.file) {
+    let (parsed, horn) = match load_horn(&args.file) {
         Ok(p) => p,
         Err(c) => return c,
     };
     let sys = &parsed.system;
+    let horn = match (args.chc, horn) {
+        (true, Some(h)) => Some(h),
+        (true, None) => match chc::emit::clauses(sys) {
+            Ok(h) => Some(h),
+            Err(why) => {
+                eprintln!("{}:1:1: --chc: cannot write as Horn clauses: {why}", args.file.display());
+                return ExitCode::from(2);
+            }
+        },
+        (false, _) => None,
+    };
     if let Err(why) = usage(&args, sys) {
         eprintln!("{why}");
         return ExitCode::from(2);
     }
     let opts = options(&args);
     if let Some(t) = opts.timeout {
-        hard_deadline(t, args.json, args.file.display().to_string());
+        hard_deadline(t, args.json, args.chc, args.file.display().to_string());
     }
     let r = driver::check(sys, &opts);
+    if let Some(h) = &horn {
+        let (text, code) = report::chc::answer(sys, h, &r);
+        print!("{text}");
+        return ExitCode::from(code);
+    }
     if args.svcomp {
         println!(
             "{}",
@@ -276,12 +334,14 @@ fn options(args: &CheckArgs) -> CheckOptions {
 
 /// Whatever a search step does, a time limit ends the run UNKNOWN with
 /// exit code 3 shortly after it expires.
-fn hard_deadline(t: Duration, json: bool, file: String) {
+fn hard_deadline(t: Duration, json: bool, chc: bool, file: String) {
     std::thread::spawn(move || {
         let wait = t.mul_f64(1.1) + Duration::from_secs(3);
         std::thread::sleep(wait);
         if json {
             println!("{}", CheckReport::timed_out(&file, wait.as_secs_f64()).to_json());
+        } else if chc {
+            println!("unknown\n; timeout");
         } else {
             println!("UNKNOWN (timeout)");
         }

@@ -7,6 +7,7 @@ use std::path::Path;
 
 pub mod c;
 pub mod canonical;
+pub mod chc;
 pub mod cubicle;
 pub mod elab;
 pub mod mcmt;
@@ -82,6 +83,8 @@ pub enum Format {
     C,
     /// SV-COMP task files (`.yml`) naming a C program.
     SvTask,
+    /// Constrained Horn clauses in SMT-LIB (`.smt2`): CHC-COMP's format or z3's rule format.
+    Chc,
 }
 
 impl Format {
@@ -92,6 +95,7 @@ impl Format {
             Some("cub") => Format::Cubicle,
             Some("c" | "i") => Format::C,
             Some("yml" | "yaml") => Format::SvTask,
+            Some("smt2") => Format::Chc,
             _ => Format::Mcmt,
         }
     }
@@ -107,6 +111,7 @@ pub fn parse_str(src: &str, format: Format) -> Result<Parsed, Diagnostic> {
         Format::Mcmt => mcmt::parse(src),
         Format::Canonical => canonical::parse(src),
         Format::Cubicle => cubicle::parse(src),
+        Format::Chc => chc::parse(src),
         Format::C => c::parse_program(src, c::DataModel::default()),
         Format::SvTask => {
             let task = c::svcomp::parse(src)?;
@@ -124,6 +129,19 @@ pub fn read_text(path: &Path) -> Result<String, Diagnostic> {
         let at = e.utf8_error().valid_up_to();
         Diagnostic::new(1, 1, format!("the file is not UTF-8 text (invalid byte at offset {at}); is it binary?"))
     })
+}
+
+/// Reads a file like [`parse_file`]; for Horn clauses (`.smt2`) also the
+/// clauses and how the system stands for them.
+pub fn parse_file_horn(path: &Path) -> Result<(Parsed, Option<crate::system::horn::Horn>), Diagnostic> {
+    if Format::of_path(path) != Format::Chc {
+        return parse_file(path).map(|p| (p, None));
+    }
+    let src = read_text(path)?;
+    if src.contains('\0') {
+        return parse_str(&src, Format::Chc).map(|p| (p, None));
+    }
+    chc::read(&src).map(|(p, h)| (p, Some(h)))
 }
 
 /// Reads a file in the format its name suggests ([`Format::of_path`]).
