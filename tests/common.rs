@@ -3,9 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-/// The project's own models (protocols: MCMT, Cubicle, canonical) with
-/// their expected verdicts (from an `expect: SAFE|UNSAFE|UNKNOWN` remark in
-/// the first lines of the file). C programs are listed by [`c_models`].
+/// The project's own models (protocols: MCMT, Cubicle, canonical; Horn
+/// clauses) with their expected verdicts (from an `expect:
+/// SAFE|UNSAFE|UNKNOWN|REFUSED` remark in the first lines of the file). C
+/// programs are listed by [`c_models`].
 pub fn models() -> Vec<(PathBuf, String)> {
     expected_models(false)
 }

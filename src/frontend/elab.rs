@@ -32,7 +32,7 @@ impl Binding {
 /// The operators elaboration knows.
 const OPERATORS: &[&str] = &[
     "and", "or", "not", "=>", "implies", "ite", "=", "distinct", "<", "<=", ">", ">=", "+", "-", "*", "div", "mod",
-    "/", "select", "store", "forall", "exists", "lambda", "let",
+    "/", "select", "store", "forall", "exists", "lambda", "let", "!",
 ];
 
 /// An application of a declared predicate (constrained Horn clauses),
@@ -120,6 +120,11 @@ impl<'a> Env<'a> {
     /// markers ([`Application`]).
     pub fn declare_predicate(&mut self, name: &str, sorts: Vec<Sort>) {
         self.predicates.insert(name.to_string(), sorts);
+    }
+
+    /// Forgets the applications elaborated so far (their markers are reused).
+    pub fn clear_applications(&mut self) {
+        self.applications.clear();
     }
 
     /// The application a marker stands for.
@@ -553,6 +558,11 @@ impl<'a> Env<'a> {
                 }
             }
             "let" => self.let_binding(e, args),
+            "!" => {
+                // an annotated term `(! t :key value …)`: the attributes do not change `t`
+                self.arity(e, op, args, 1, None)?;
+                self.term(&args[0])
+            }
             "forall" | "exists" | "lambda" => {
                 self.arity(e, op, args, 2, Some(2))?;
                 let vars = self.binders(&args[0])?;

@@ -49,6 +49,10 @@ pub fn model(horn: &Horn, invariant: &[Cube]) -> Result<Vec<Term>, String> {
         .collect();
     let mut defs = vec![];
     for (p, place) in horn.clauses.predicates.iter().zip(&horn.map.places) {
+        if let Some(d) = &place.definition {
+            defs.push(d.clone());
+            continue;
+        }
         let mut m: HashMap<Term, Term> = place.fixed.iter().cloned().collect();
         if let (Some(pc), Some(l)) = (&horn.map.control, &place.location) {
             m.insert(pc.clone(), l.clone());
@@ -110,32 +114,79 @@ pub fn answer(sys: &System, horn: &Horn, r: &CheckResult) -> (String, u8) {
 }
 
 /// A clause's reference: its number (from 1) and origin.
-fn clause_ref(horn: &Horn, k: Option<usize>) -> String {
-    match k {
-        Some(k) => format!("(clause {} \"{}\")", k + 1, horn.clauses.clauses[k].origin),
-        None => "(clause ?)".to_string(),
-    }
+fn clause_ref(horn: &Horn, k: usize) -> String {
+    format!("(clause {} \"{}\")", k + 1, horn.clauses.clauses[k].origin)
 }
 
 /// A state as the values of the state symbols (integer-coded values or terms).
 type State = HashMap<Term, String>;
 
+/// Whether a state is at a place's location (a place without one, not
+/// resolved away, holds everywhere).
+fn at_place(horn: &Horn, place: &crate::system::horn::Place, st: &State) -> bool {
+    match (&place.location, &horn.map.control) {
+        (Some(l), Some(pc)) => st.get(pc).is_some_and(|v| *v == smtlib::term(l)),
+        (None, _) => place.definition.is_none(),
+        (Some(_), None) => false,
+    }
+}
+
 /// The atom a state belongs to: the predicate at its location and the
 /// values of its arguments (`None` where no predicate lives).
 fn atom(horn: &Horn, st: &State) -> Option<String> {
-    let here = |loc: &Option<Term>| match (loc, &horn.map.control) {
-        (Some(l), Some(pc)) => st.get(pc).is_some_and(|v| *v == smtlib::term(l)),
-        _ => true,
-    };
-    let k = horn.map.places.iter().position(|p| here(&p.location))?;
+    let k = horn.map.places.iter().position(|p| at_place(horn, p, st))?;
     let args: Vec<String> = horn.map.places[k].args.iter().map(|a| st.get(a).cloned().unwrap_or_else(|| "?".into())).collect();
     let name = smtlib::symbol(&horn.clauses.predicates[k].name);
     Some(if args.is_empty() { name } else { format!("({name} {})", args.join(" ")) })
 }
 
-/// An atom or `false`.
-fn or_false(a: Option<String>) -> String {
-    a.unwrap_or_else(|| "false".into())
+/// What a clause derives when the state it reaches is not shown: `false`,
+/// or its head predicate (arguments elided).
+fn head_of(horn: &Horn, k: usize) -> String {
+    match &horn.clauses.clauses[k].head {
+        None => "false".into(),
+        Some(h) if h.args.is_empty() => smtlib::symbol(&horn.clauses.predicates[h.pred].name),
+        Some(h) => format!("({} …)", smtlib::symbol(&horn.clauses.predicates[h.pred].name)),
+    }
+}
+
+/// Derivation lines: the chain of clauses one step stands for, the last
+/// deriving `last` (when known).
+struct Lines {
+    out: String,
+    n: u64,
+}
+
+impl Lines {
+    fn chain(&mut self, horn: &Horn, chain: &[usize], last: Option<String>) {
+        for (i, k) in chain.iter().enumerate() {
+            let derived = if i + 1 == chain.len() { last.clone().unwrap_or_else(|| head_of(horn, *k)) } else { head_of(horn, *k) };
+            let _ = writeln!(self.out, "  (step {} {} {derived})", self.n, clause_ref(horn, *k));
+            self.n += 1;
+        }
+    }
+}
+
+/// The chain of clauses ending in the query an unsafe state answers: the
+/// given cube's, or else that of the first cube with a chain at the
+/// state's location, or else the first query read there.
+fn query_chain(sys: &System, horn: &Horn, cube: Option<usize>, st: &State) -> Vec<usize> {
+    let chain = |k: usize| horn.map.unsafe_.get(k).filter(|c| !c.is_empty());
+    if let Some(c) = cube.and_then(chain) {
+        return c.clone();
+    }
+    let located = |k: usize| match &horn.map.control {
+        Some(pc) => sys.unsafe_[k].lits.iter().any(|l| {
+            let place = l.args().iter().find(|a| *a != pc);
+            matches!(l.op(), Op::Eq) && l.args().contains(pc) && place.is_some_and(|v| st.get(pc) == Some(&smtlib::term(v)))
+        }),
+        None => true,
+    };
+    if let Some(c) = (0..sys.unsafe_.len()).find(|k| chain(*k).is_some() && located(*k)).and_then(chain) {
+        return c.clone();
+    }
+    let here = |c: &crate::system::horn::Clause| c.body.as_ref().is_some_and(|b| at_place(horn, &horn.map.places[b.pred], st));
+    horn.clauses.clauses.iter().position(|c| c.head.is_none() && here(c)).into_iter().collect()
 }
 
 /// An integer-coded value of a sort, as SMT-LIB.
@@ -146,66 +197,46 @@ fn coded(v: i64, s: &Sort) -> String {
     }
 }
 
-/// Cells of an array as `(store … base i v …)`.
-fn stores(base: String, cells: impl Iterator<Item = (String, String)>) -> String {
-    cells.fold(base, |acc, (i, v)| format!("(store {acc} {i} {v})"))
-}
-
 /// The derivation of `false`: the replayed trace or execution, clause by clause.
 pub fn derivation(sys: &System, horn: &Horn, r: &CheckResult) -> String {
-    let mut out = String::from("; derivation of false, replayed: (step n (clause k origin) derived atom)\n(derivation\n");
+    let mut lines = Lines { out: String::new(), n: 1 };
     if let Some(t) = &r.trace {
-        trace_steps(sys, horn, t, &mut out);
+        trace_steps(sys, horn, t, &mut lines);
     } else if let Some(ex) = &r.execution {
-        execution_steps(sys, horn, ex, r.replayed.as_ref(), &mut out);
+        execution_steps(sys, horn, ex, r.replayed.as_ref(), &mut lines);
     }
-    out.push_str(")\n");
-    out
+    format!("; derivation of false, replayed: (step n (clause k origin) derived atom)\n(derivation\n{})\n", lines.out)
 }
 
-fn trace_steps(sys: &System, horn: &Horn, t: &ConcreteTrace, out: &mut String) {
+fn trace_steps(sys: &System, horn: &Horn, t: &ConcreteTrace, lines: &mut Lines) {
     let state = |k: usize| -> State {
         let mut st = State::new();
         for (v, val) in sys.vars.iter().zip(&t.states[k]) {
             let text = match val {
                 Value::Scalar(x) => smtlib::term(x),
                 Value::Array(cells) => {
-                    let cells = cells.iter().map(|(i, x)| (i.first().map_or(0, |n| *n).to_string(), smtlib::term(x)));
-                    format!("(cells{})", cells.map(|(i, x)| format!(" ({i} {x})")).collect::<String>())
+                    let cells = cells.iter().map(|(i, x)| format!(" ({} {})", i.first().map_or(0, |n| *n), smtlib::term(x)));
+                    format!("(cells{})", cells.collect::<String>())
                 }
             };
             st.insert(v.term.clone(), text);
         }
         st
     };
-    let mut n = 1;
-    if horn.map.initial.is_some() {
-        let _ = writeln!(out, "  (step 1 {} {})", clause_ref(horn, horn.map.initial), or_false(atom(horn, &state(0))));
-        n += 1;
+    if let Some(f) = horn.map.initial {
+        lines.chain(horn, &[f], atom(horn, &state(0)));
     }
     for (k, (ti, _)) in t.steps.iter().enumerate() {
-        let c = horn.map.transitions.get(*ti).copied().flatten();
-        let _ = writeln!(out, "  (step {n} {} {})", clause_ref(horn, c), or_false(atom(horn, &state(k + 1))));
-        n += 1;
+        let chain = horn.map.transitions.get(*ti).cloned().unwrap_or_default();
+        lines.chain(horn, &chain, Some(atom(horn, &state(k + 1)).unwrap_or_else(|| "false".into())));
     }
     let last = state(t.states.len() - 1);
     if atom(horn, &last).is_some() {
-        let _ = writeln!(out, "  (step {n} {} false)", query(horn, sys, &last));
+        lines.chain(horn, &query_chain(sys, horn, None, &last), Some("false".into()));
     }
 }
 
-/// The query an unsafe state at a predicate's location answers: the
-/// first unsafe cube with a clause whose location is the state's.
-fn query(horn: &Horn, sys: &System, st: &State) -> String {
-    let at = |k: usize| match &horn.map.control {
-        Some(pc) => sys.unsafe_[k].lits.iter().any(|l| matches!(l.op(), Op::Eq) && l.args()[0] == *pc && st.get(pc) == Some(&smtlib::term(&l.args()[1]))),
-        None => true,
-    };
-    let k = (0..sys.unsafe_.len()).find(|k| horn.map.unsafe_.get(*k).copied().flatten().is_some() && at(*k));
-    clause_ref(horn, k.and_then(|k| horn.map.unsafe_[k]))
-}
-
-fn execution_steps(sys: &System, horn: &Horn, ex: &Execution, replayed: Option<&Replayed>, out: &mut String) {
+fn execution_steps(sys: &System, horn: &Horn, ex: &Execution, replayed: Option<&Replayed>, lines: &mut Lines) {
     let mut first = State::new();
     for (t, v) in &ex.scalars {
         first.insert(t.clone(), coded(*v, t.sort()));
@@ -214,33 +245,28 @@ fn execution_steps(sys: &System, horn: &Horn, ex: &Execution, replayed: Option<&
         let v = &sys.vars[a.var];
         let es = v.value_sort();
         let base = format!("((as const {}) {})", smtlib::sort(v.term.sort()), coded(a.default, &es));
-        let cells = a.cells.iter().map(|(i, x)| (i.first().map_or(0, |n| *n).to_string(), coded(*x, &es)));
-        first.insert(v.term.clone(), stores(base, cells));
+        let cells = a.cells.iter().fold(base, |acc, (i, x)| format!("(store {acc} {} {})", i.first().map_or(0, |n| *n), coded(*x, &es)));
+        first.insert(v.term.clone(), cells);
     }
-    let mut n = 1;
-    if horn.map.initial.is_some() {
-        let _ = writeln!(out, "  (step 1 {} {})", clause_ref(horn, horn.map.initial), or_false(atom(horn, &first)));
-        n += 1;
+    if let Some(f) = horn.map.initial {
+        lines.chain(horn, &[f], atom(horn, &first));
     }
     for (items, reps) in summarise(&ex.steps) {
         let len: u64 = items.iter().map(|i| i.1).sum::<u64>() * reps;
+        if len == 1 {
+            lines.chain(horn, &horn.map.transitions[items[0].0], None);
+            continue;
+        }
         let clauses: Vec<String> = items
             .iter()
             .map(|(t, k)| {
-                let c = clause_ref(horn, horn.map.transitions.get(*t).copied().flatten());
-                if *k == 1 {
-                    c
-                } else {
-                    format!("(repeat {k} {c})")
-                }
+                let chain: Vec<String> = horn.map.transitions[*t].iter().map(|c| clause_ref(horn, *c)).collect();
+                if *k == 1 { chain.join(" ") } else { format!("(repeat {k} {})", chain.join(" ")) }
             })
             .collect();
-        let _ = match (len, reps) {
-            (1, _) => writeln!(out, "  (step {n} {})", clauses[0]),
-            (_, 1) => writeln!(out, "  (steps {n} {} {})", n + len - 1, clauses.join(" ")),
-            _ => writeln!(out, "  (steps {n} {} (repeat {reps} {}))", n + len - 1, clauses.join(" ")),
-        };
-        n += len;
+        let body = if reps == 1 { clauses.join(" ") } else { format!("(repeat {reps} {})", clauses.join(" ")) };
+        let _ = writeln!(lines.out, "  (steps {} {} {body})", lines.n, lines.n + len - 1);
+        lines.n += len;
     }
     let mut last = State::new();
     if let Some(r) = replayed {
@@ -255,10 +281,11 @@ fn execution_steps(sys: &System, horn: &Horn, ex: &Execution, replayed: Option<&
         for v in last.values_mut().filter(|v| v.starts_with("(cells")) {
             v.push(')');
         }
-        let _ = writeln!(out, "  ; reached: {}", or_false(atom(horn, &last)));
+        if let Some(a) = atom(horn, &last) {
+            let _ = writeln!(lines.out, "  ; reached {a}");
+        }
     }
-    let q = horn.map.unsafe_.get(ex.cube).copied().flatten();
-    if q.is_some() {
-        let _ = writeln!(out, "  (step {n} {} false)", clause_ref(horn, q));
+    if atom(horn, &last).is_some() || horn.map.unsafe_.get(ex.cube).is_some_and(|c| !c.is_empty()) {
+        lines.chain(horn, &query_chain(sys, horn, Some(ex.cube), &last), Some("false".into()));
     }
 }

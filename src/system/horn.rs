@@ -75,6 +75,10 @@ pub struct Place {
     /// State symbols the predicate does not use, with the value they hold
     /// at its location.
     pub fixed: Vec<(Term, Term)>,
+    /// For a predicate resolved away (read only by queries, so it has no
+    /// location), its definition over its parameters: what the queries
+    /// leave possible.
+    pub definition: Option<Term>,
 }
 
 /// How a system stands for a set of clauses.
@@ -84,14 +88,16 @@ pub struct Correspondence {
     pub control: Option<Term>,
     /// For each predicate, its place.
     pub places: Vec<Place>,
-    /// For each transition of the system, the clause it comes from
-    /// (`None`: none, such as the steps of a lowering's entry location).
-    pub transitions: Vec<Option<usize>>,
+    /// For each transition of the system, the clauses it stands for, in
+    /// the order a derivation applies them (one, or a clause into a
+    /// resolved predicate and the query reading it).
+    pub transitions: Vec<Vec<usize>>,
     /// The fact whose head the initial states are, if one is.
     pub initial: Option<usize>,
-    /// For each unsafe cube, the query reaching it (`None`: the cube is
-    /// the error location, which query transitions reach).
-    pub unsafe_: Vec<Option<usize>>,
+    /// For each unsafe cube, the clauses whose last one is the query it
+    /// stands for (none: the cube is the error location, which query
+    /// transitions reach).
+    pub unsafe_: Vec<Vec<usize>>,
 }
 
 /// Clauses and the system standing for them.
@@ -157,17 +163,17 @@ impl Clauses {
         format!("(forall ({}) {f})", vars.join(" "))
     }
 
-    /// The clause `k` with each predicate replaced by a definition over its
-    /// parameters: the closed formula `∀vars. body ∧ constraint ⇒ head`.
-    pub fn instantiated(&self, k: usize, defs: &[Term]) -> Term {
+    /// What violates clause `k` when each predicate is replaced by a
+    /// definition over its parameters: `body ∧ constraint ∧ ¬head`, over
+    /// the clause's variables (satisfiable exactly when the clause fails).
+    pub fn violation(&self, k: usize, defs: &[Term]) -> Term {
         let c = &self.clauses[k];
         let at = |a: &Atom| {
             let m: HashMap<Term, Term> = self.predicates[a.pred].params.iter().cloned().zip(a.args.iter().cloned()).collect();
             substitute(&defs[a.pred], &m)
         };
-        let body = Term::and(c.body.iter().map(at).chain([c.constraint.clone()]));
         let head = c.head.as_ref().map(at).unwrap_or_else(Term::ff);
-        Term::forall(&c.vars, &Term::implies(&body, &head))
+        Term::and(c.body.iter().map(at).chain([c.constraint.clone(), head.not()]))
     }
 
     /// Every variable name the clauses use (quantified variables and parameters).

@@ -205,18 +205,23 @@ impl<'s> Emitter<'s> {
         let mut clauses = vec![];
         let mut map = Correspondence { control: self.control.as_ref().map(|(pc, _)| pc.clone()), ..Correspondence::default() };
         map.places = (0..predicates.len())
-            .map(|p| Place { location: self.control.as_ref().map(|(_, locs)| locs[p].clone()), args: self.symbols.clone(), fixed: vec![] })
+            .map(|p| Place {
+                location: self.control.as_ref().map(|(_, locs)| locs[p].clone()),
+                args: self.symbols.clone(),
+                fixed: vec![],
+                definition: None,
+            })
             .collect();
         clauses.push(self.fact()?);
         map.initial = Some(0);
         for t in &self.sys.transitions {
-            map.transitions.push(Some(clauses.len()));
+            map.transitions.push(vec![clauses.len()]);
             clauses.push(self.step(t)?);
         }
         for (k, u) in self.sys.unsafe_.iter().enumerate() {
             let first = clauses.len();
             clauses.extend(self.queries(k, u)?);
-            map.unsafe_.push((clauses.len() > first).then_some(first));
+            map.unsafe_.push(if clauses.len() > first { vec![first] } else { vec![] });
         }
         Ok(Horn { clauses: Clauses { predicates, clauses }, map })
     }
@@ -343,7 +348,9 @@ impl<'s> Emitter<'s> {
             if constraint.as_bool() == Some(false) {
                 continue;
             }
-            let body = self.predicate_at(loc.as_ref()).map(|p| Atom { pred: p, args: self.params.clone() });
+            // a location without a predicate is never entered: its cube needs no query
+            let Some(p) = self.predicate_at(loc.as_ref()) else { continue };
+            let body = Some(Atom { pred: p, args: self.params.clone() });
             let vars = self.params.iter().chain(&u.vars).cloned().collect();
             out.push(self.clause(vars, body, constraint, None, format!("unsafe cube {}", k + 1)));
         }

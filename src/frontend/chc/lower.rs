@@ -22,7 +22,10 @@
 //!   there; when it is the only fact and needs no existential value, it is
 //!   the initial formula instead (`pc = q ∧ φ`, array equalities such as a
 //!   constant array as `∀z. a[z] = c`) and there is no `entry`;
-//! - the unsafe states are `pc = error`.
+//! - a query's existential integer values become the variables of unsafe
+//!   cubes `∃z̄. pc = p ∧ φ` (one cube per way they may coincide, cube
+//!   variables being pairwise distinct), which the engines can instantiate;
+//!   other queries are steps to `error`, and `pc = error` is unsafe.
 //!
 //! Refused (at the clause): an array variable that is neither an argument
 //! of the body's predicate nor defined by an equality (an array chosen
@@ -303,7 +306,8 @@ struct Builder<'c> {
     names: Vec<String>,
     loc: Sort,
     pc: Term,
-    entry: bool,
+    /// Each predicate's location among the enumeration's.
+    locations: Vec<usize>,
 }
 
 impl Builder<'_> {
@@ -311,7 +315,7 @@ impl Builder<'_> {
         Term::enum_const(self.loc.clone(), k as i64)
     }
     fn place(&self, p: usize) -> Term {
-        self.at(usize::from(self.entry) + p)
+        self.at(self.locations[p])
     }
     fn error(&self) -> Term {
         self.at(self.names.len() - 1)
@@ -385,9 +389,106 @@ impl Builder<'_> {
     }
 }
 
+/// The clauses, the steps into predicates that only queries read (and no
+/// fact derives) resolved with those queries where a step would otherwise
+/// choose existential values: each such clause `B ∧ φ ⇒ q(t̄)` and each
+/// query `q(ā) ∧ ψ ⇒ false` give the query `B ∧ φ ∧ ā = t̄ ∧ ψ ⇒ false`
+/// (exact: `q` occurs in no other body). A property checked through an
+/// error relation (`err`, `(query err)`) thus ends in a query whose
+/// values can be unsafe-cube variables. Such a predicate's model is what
+/// its queries leave possible, whichever way its steps are lowered.
+struct Resolved {
+    /// The clauses after resolution (the predicates unchanged).
+    clauses: Clauses,
+    /// For each clause, the original clauses it stands for, in order.
+    sources: Vec<Vec<usize>>,
+    /// For each clause, the byte offset of its first source.
+    positions: Vec<usize>,
+    /// For each predicate only queries read, its definition: what its queries leave possible.
+    definitions: Vec<Option<Term>>,
+}
+
+/// Variables renamed apart from `taken` (suffixes `_2`, …).
+fn apart(vars: &[Term], taken: &[String]) -> HashMap<Term, Term> {
+    let mut names: Vec<String> = taken.to_vec();
+    let mut m = HashMap::new();
+    for v in vars {
+        let n = fresh(v.var_name().unwrap_or("v"), |n| names.iter().any(|m| m == n));
+        names.push(n.clone());
+        m.insert(v.clone(), Term::var(&n, v.sort().clone()));
+    }
+    m
+}
+
+/// The queries reading predicate `q`.
+fn queries(cs: &Clauses, q: usize) -> impl Iterator<Item = (usize, &Clause)> {
+    cs.clauses.iter().enumerate().filter(move |(_, c)| c.body.as_ref().is_some_and(|b| b.pred == q))
+}
+
+/// What the queries of `q` leave possible, over its parameters (their
+/// variable arguments are the parameters, their other variables universal).
+fn left_possible(cs: &Clauses, q: usize) -> Term {
+    let p = &cs.predicates[q];
+    let names: Vec<String> = p.params.iter().filter_map(|v| v.var_name().map(str::to_string)).collect();
+    Term::and(queries(cs, q).map(|(_, c)| {
+        let args = &c.body.as_ref().expect("a query of q").args;
+        let mut named: HashMap<Term, Term> = HashMap::new();
+        for (a, y) in args.iter().zip(&p.params) {
+            if a.is_var() && !named.contains_key(a) {
+                named.insert(a.clone(), y.clone());
+            }
+        }
+        let rest: Vec<Term> = c.vars.iter().filter(|v| !named.contains_key(v)).cloned().collect();
+        let mut m = apart(&rest, &names);
+        let vars: Vec<Term> = rest.iter().map(|v| m[v].clone()).collect();
+        m.extend(named);
+        let same = Term::and(p.params.iter().zip(args).map(|(y, a)| Term::eq(y, &substitute(a, &m))));
+        Term::forall(&vars, &Term::and([same, substitute(&c.constraint, &m)]).not())
+    }))
+}
+
+/// Resolves the clauses `resolve` selects (steps into predicates only
+/// queries read) with those queries.
+fn resolve(cs: &Clauses, positions: &[usize], resolve: impl Fn(usize) -> bool) -> Resolved {
+    let fact = |q: usize| cs.clauses.iter().any(|c| c.body.is_none() && c.head.as_ref().is_some_and(|h| h.pred == q));
+    let only_queried = |q: usize| queries(cs, q).next().is_some() && queries(cs, q).all(|(_, c)| c.head.is_none()) && !fact(q);
+    let definitions = (0..cs.predicates.len()).map(|q| only_queried(q).then(|| left_possible(cs, q))).collect();
+    let mut out = Resolved { clauses: Clauses { predicates: cs.predicates.clone(), clauses: vec![] }, sources: vec![], positions: vec![], definitions };
+    for (k, c) in cs.clauses.iter().enumerate() {
+        match &c.head {
+            Some(h) if only_queried(h.pred) && resolve(k) => {
+                let names: Vec<String> = c.vars.iter().filter_map(|v| v.var_name().map(str::to_string)).collect();
+                for (j, query) in queries(cs, h.pred) {
+                    let m = apart(&query.vars, &names);
+                    let args = query.body.as_ref().expect("a query").args.iter().map(|a| substitute(a, &m));
+                    let same = h.args.iter().zip(args).map(|(t, a)| Term::eq(t, &a));
+                    let constraint = Term::and(same.chain([c.constraint.clone(), substitute(&query.constraint, &m)]));
+                    let vars = c.vars.iter().cloned().chain(query.vars.iter().map(|v| m[v].clone())).collect();
+                    let origin = format!("{} then {}", c.origin, query.origin);
+                    out.clauses.clauses.push(Clause { vars, body: c.body.clone(), constraint, head: None, origin });
+                    out.sources.push(vec![k, j]);
+                    out.positions.push(positions[k]);
+                }
+            }
+            _ => {
+                out.clauses.clauses.push(c.clone());
+                out.sources.push(vec![k]);
+                out.positions.push(positions[k]);
+            }
+        }
+    }
+    out
+}
+
 /// Lowers the clauses: the system and how it stands for them.
-pub(super) fn lower(src: &str, cs: &Clauses, positions: &[usize]) -> Result<(System, Correspondence), Diagnostic> {
-    let lay = Layout::new(cs);
+pub(super) fn lower(src: &str, original: &Clauses, positions: &[usize]) -> Result<(System, Correspondence), Diagnostic> {
+    let lay = Layout::new(original);
+    let with_values = |k: usize| {
+        let c = &original.clauses[k];
+        c.body.is_some() && lower_clause(src, positions[k], c, &lay, false).is_ok_and(|l| !l.values.is_empty())
+    };
+    let r = resolve(original, positions, with_values);
+    let (cs, positions) = (&r.clauses, &r.positions[..]);
     let facts: Vec<usize> = (0..cs.clauses.len()).filter(|k| cs.clauses[*k].body.is_none()).collect();
     // the only fact, when it needs no existential value, is the initial formula
     let mut initial = None;
@@ -404,10 +505,12 @@ pub(super) fn lower(src: &str, cs: &Clauses, positions: &[usize]) -> Result<(Sys
     let error = fresh("error", |n| names.iter().any(|m| m == n));
     names.splice(0..0, entry.clone());
     names.push(error);
+    let first = usize::from(entry.is_some());
+    let locations = (0..cs.predicates.len()).map(|p| first + p).collect();
     let def = Rc::new(EnumDef { name: "loc".into(), values: EnumValues::Names(names.iter().map(|n| n.as_str().into()).collect()) });
     let loc = Sort::Enum(def.clone());
     let pc = Term::var("pc", loc.clone());
-    let b = Builder { src, cs, positions, lay, names, loc, pc: pc.clone(), entry: entry.is_some() };
+    let b = Builder { src, cs, positions, lay, names, loc, pc: pc.clone(), locations };
     let mut sys = System { index: Some(IndexKind::Int), enums: vec![def], ..System::default() };
     sys.vars.push(StateVar { term: pc.clone(), is_array: false });
     sys.vars.extend(b.lay.slots.iter().map(|s| StateVar { term: s.clone(), is_array: s.sort().as_array().is_some() }));
@@ -415,7 +518,7 @@ pub(super) fn lower(src: &str, cs: &Clauses, positions: &[usize]) -> Result<(Sys
     match &initial {
         Some((f, l)) => {
             sys.initial = b.initial(*f, l);
-            map.initial = Some(*f);
+            map.initial = Some(r.sources[*f][0]);
         }
         None => sys.initial.push(Quantified { vars: vec![], lits: vec![Term::eq(&pc, &b.at(0))] }),
     }
@@ -425,10 +528,10 @@ pub(super) fn lower(src: &str, cs: &Clauses, positions: &[usize]) -> Result<(Sys
             continue;
         }
         let l = lower_clause(b.src, b.positions[k], c, &b.lay, c.body.is_none())?;
-        if c.head.is_none() {
+        if c.head.is_none() && !l.values.is_empty() {
             let at = Term::eq(&pc, &c.body.as_ref().map_or_else(|| b.at(0), |a| b.place(a.pred)));
             if let Some(cubes) = query_cubes(&l, &at) {
-                map.unsafe_.extend(cubes.iter().map(|_| Some(k)));
+                map.unsafe_.extend(cubes.iter().map(|_| r.sources[k].clone()));
                 sys.unsafe_.extend(cubes);
                 continue;
             }
@@ -437,18 +540,19 @@ pub(super) fn lower(src: &str, cs: &Clauses, positions: &[usize]) -> Result<(Sys
         t.name = fresh(&t.name, |n| used_names.iter().any(|m| m == n));
         used_names.push(t.name.clone());
         sys.transitions.push(t);
-        map.transitions.push(Some(k));
+        map.transitions.push(r.sources[k].clone());
     }
     let to_error = sys.transitions.iter().any(|t| t.updates.first().is_some_and(|u| u.var == 0 && u.value == b.error()));
     if to_error || sys.unsafe_.is_empty() {
         sys.unsafe_.insert(0, Quantified { vars: vec![], lits: vec![Term::eq(&pc, &b.error())] });
-        map.unsafe_.insert(0, None);
+        map.unsafe_.insert(0, vec![]);
     }
     map.places = (0..cs.predicates.len())
         .map(|p| Place {
             location: Some(b.place(p)),
             args: b.lay.uses[p].iter().map(|k| b.lay.slots[*k].clone()).collect(),
             fixed: b.unused(p).map(|s| (s.clone(), default(s, &b.lay.j))).collect(),
+            definition: r.definitions[p].clone(),
         })
         .collect();
     Ok((sys, map))

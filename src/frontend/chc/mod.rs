@@ -6,7 +6,9 @@
 //!   `(assert (forall (…) (not body)))` or `(assert (not (exists (…) body)))`);
 //! - z3's rule format: `(declare-rel p (S…))`, `(declare-var x S)`,
 //!   `(rule F [name])` (the declared variables free in `F` are universally
-//!   quantified), `(query p)` or `(query F)` (the clause `F ⇒ false`).
+//!   quantified), `(query p)` (the clause `p(x̄) ⇒ false`; z3 answers
+//!   `sat` when `p` is derivable, the opposite of CHC-COMP's convention,
+//!   which arrax's answers follow for both dialects).
 //!
 //! The dialect is told by the commands (a file may not mix `assert` with
 //! `rule`/`query`). Terms: `let`, `ite`, `and`/`or`/`not`/`=>`, `=`,
@@ -67,6 +69,44 @@ pub fn read(src: &str) -> Result<(Parsed, Horn), Diagnostic> {
     Ok((Parsed { system, warnings: vec![] }, Horn { clauses, map }))
 }
 
+/// Reads a model of `clauses` as a CHC solver prints it (`define-fun`s,
+/// at the top level or in one list): one definition per predicate over its
+/// parameters, bound variables renamed apart from every name the clauses
+/// use. A predicate without a definition is an error.
+pub fn read_model(text: &str, clauses: &Clauses) -> Result<Vec<Term>, Diagnostic> {
+    let nodes = read_all(text)?;
+    let defs: Vec<&Sexp> = match &nodes[..] {
+        [one] if one.head() != Some("define-fun") => one.list().map(|l| l.iter().collect()).unwrap_or_default(),
+        _ => nodes.iter().collect(),
+    };
+    let mut env = Env::new(text, Sort::Int);
+    env.define_sort("Int", Sort::Int);
+    env.define_sort("Bool", Sort::Bool);
+    let mut out: Vec<Option<Term>> = vec![None; clauses.predicates.len()];
+    let avoid = clauses.names();
+    for d in defs {
+        let Some([_, name, params, _, body]) = d.list().filter(|_| d.head() == Some("define-fun")) else {
+            return Err(env.error(d, "expected (define-fun name ((x S) ...) Bool body)"));
+        };
+        let p = name.symbol().and_then(|n| clauses.predicates.iter().position(|p| p.name == n));
+        let p = p.ok_or_else(|| env.error(name, "a definition of no predicate of the clauses"))?;
+        let vars = env.binders(params)?;
+        env.push_scope();
+        for v in &vars {
+            env.bind(v.var_name().expect("a variable"), Binding::Term(v.clone()));
+        }
+        let t = env.formula(body);
+        env.pop_scope();
+        let t = crate::logic::rename_bound(&t?, &avoid);
+        let m: HashMap<Term, Term> = vars.into_iter().zip(clauses.predicates[p].params.iter().cloned()).collect();
+        out[p] = Some(crate::logic::substitute(&t, &m));
+    }
+    match out.iter().position(Option::is_none) {
+        Some(p) => Err(Diagnostic::new(1, 1, format!("the model does not define '{}'", clauses.predicates[p].name))),
+        None => Ok(out.into_iter().flatten().collect()),
+    }
+}
+
 /// Reads Horn clauses into a system.
 pub fn parse(src: &str) -> Result<Parsed, Diagnostic> {
     read(src).map(|(p, _)| p)
@@ -119,7 +159,7 @@ impl<'a> Reader<'a> {
             "declare-var" => self.declare_var(n, args),
             "assert" => self.clause_command(n, args, Dialect::Comp),
             "rule" => self.clause_command(n, args, Dialect::Rules),
-            "query" => self.clause_command(n, args, Dialect::Rules),
+            "query" => self.query(n, args),
             c if IGNORED.contains(&c) => Ok(()),
             "declare-const" => Err(self.err(n, "uninterpreted constants are outside the Horn fragment arrax reads (only predicates are declared)")),
             c => Err(self.err(&items[0], format!("unsupported command '{c}' in Horn clauses"))),
@@ -151,13 +191,17 @@ impl<'a> Reader<'a> {
     }
 
     fn sort(&self, e: &Sexp) -> Result<Sort, Diagnostic> {
+        let outside = |what: &str| self.err(e, format!("sort {what} is outside the fragment (Int, Bool, (Array Int Int), (Array Int Bool))"));
+        if let Some(name) = e.symbol().filter(|n| self.env.lookup_sort(n).is_none()) {
+            return Err(outside(name));
+        }
         let s = self.env.sort(e)?;
         let ok = match s.as_array() {
             Some(a) => a.index == [Sort::Int] && matches!(a.elem, Sort::Int | Sort::Bool),
             None => matches!(s, Sort::Int | Sort::Bool),
         };
         if !ok {
-            return Err(self.err(e, format!("sort {s} is outside the fragment (Int, Bool, (Array Int Int), (Array Int Bool))")));
+            return Err(outside(&s.to_string()));
         }
         Ok(s)
     }
@@ -209,32 +253,47 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    /// `assert`, `rule` and `query`: the clauses the formula stands for.
+    /// `assert` and `rule`: the clauses the formula stands for.
     fn clause_command(&mut self, n: &Sexp, args: &[Sexp], d: Dialect) -> Result<(), Diagnostic> {
         self.dialect(n, d)?;
-        let is_query = n.head() == Some("query");
+        self.env.clear_applications();
         let (f, name) = match args {
             [f] => (f, None),
-            [f, name] if n.head() == Some("rule") => (f, Some(name.symbol().ok_or_else(|| self.err(name, "expected a rule name"))?)),
-            _ if is_query => return Err(self.err(n, "expected (query predicate) or (query formula)")),
+            [f, name] if d == Dialect::Rules => (f, Some(name.symbol().ok_or_else(|| self.err(name, "expected a rule name"))?)),
             _ if d == Dialect::Rules => return Err(self.err(n, "expected (rule formula) or (rule formula name)")),
             _ => return Err(self.err(n, "expected (assert formula)")),
         };
-        let mut formula = self.closed_formula(f, is_query)?;
-        if is_query {
-            formula = formula.not();
+        let formula = self.closed_formula(f)?;
+        self.add_clauses(n, &formula, name)
+    }
+
+    /// `(query p)` (options `:key value` after `p` are ignored): the clause `p(x̄) ⇒ false`.
+    fn query(&mut self, n: &Sexp, args: &[Sexp]) -> Result<(), Diagnostic> {
+        self.dialect(n, Dialect::Rules)?;
+        let Some((p, options)) = args.split_first() else {
+            return Err(self.err(n, "expected (query predicate)"));
+        };
+        if let Some(o) = options.iter().step_by(2).find(|o| !matches!(o.kind, SexpKind::Keyword(_))) {
+            return Err(self.err(o, "expected an option :key value after the queried predicate"));
         }
+        let Some(pred) = p.symbol().and_then(|s| self.clauses.predicates.iter().find(|q| q.name == s)) else {
+            return Err(self.err(p, "expected a declared predicate (z3's query names a relation)"));
+        };
+        let (name, vars) = (pred.name.clone(), pred.params.clone());
+        let atom = self.env.apply_predicate(&name, vars, p.start);
+        self.add_clauses(n, &atom.not(), None)
+    }
+
+    /// Adds the clauses a command's formula stands for.
+    fn add_clauses(&mut self, n: &Sexp, formula: &Term, name: Option<&str>) -> Result<(), Diagnostic> {
         let mut found = vec![];
-        split(&formula, &mut found);
+        split(formula, &mut found);
         let k0 = self.clauses.clauses.len();
-        for (i, disjuncts) in found.into_iter().enumerate() {
-            let origin = match (name, i) {
-                (Some(r), 0) => r.to_string(),
-                (Some(r), _) => format!("{r}_{}", i + 1),
-                (None, _) => {
-                    let (line, col) = super::line_col(self.env.src(), n.start);
-                    format!("{line}:{col}")
-                }
+        let (line, col) = super::line_col(self.env.src(), n.start);
+        for disjuncts in found {
+            let origin = match name {
+                Some(r) => format!("{line}:{col} {r}"),
+                None => format!("{line}:{col}"),
             };
             let c = self.clause(n, &disjuncts, origin)?;
             self.clauses.clauses.push(c);
@@ -247,15 +306,8 @@ impl<'a> Reader<'a> {
     }
 
     /// A clause's formula with its outer quantifier taken off (its
-    /// variables bound while the body is elaborated). A query's predicate
-    /// stands for its application to fresh variables.
-    fn closed_formula(&mut self, f: &Sexp, is_query: bool) -> Result<Term, Diagnostic> {
-        if is_query {
-            if let Some(p) = f.symbol().and_then(|s| self.clauses.predicates.iter().find(|p| p.name == s)) {
-                let (name, vars) = (p.name.clone(), p.params.clone());
-                return Ok(self.env.apply_predicate(&name, vars, f.start));
-            }
-        }
+    /// variables bound while the body is elaborated).
+    fn closed_formula(&mut self, f: &Sexp) -> Result<Term, Diagnostic> {
         let (vars, body, negate) = match f.list() {
             Some([q, vs, body]) if q.symbol() == Some("forall") => (Some(vs), body, false),
             Some([not, inner]) if not.symbol() == Some("not") => match inner.list() {
