@@ -113,6 +113,16 @@ pub struct Search<'a> {
     truncated: bool,
 }
 
+/// What the safety test of a node found.
+enum Safety {
+    /// The cube does not meet the initial states.
+    Disjoint,
+    /// It does, along a spurious trace: the search goes on.
+    Spurious,
+    /// The search ends.
+    End(Ended),
+}
+
 /// How one search ended: with an answer, or with a reason to search again.
 #[derive(Clone, Debug)]
 pub enum Ended {
@@ -192,24 +202,7 @@ impl<'a> Search<'a> {
     /// and the search goes on, ending UNKNOWN if no real trace appears.
     pub fn run(&mut self, replay: &mut dyn FnMut(&AbstractTrace) -> bool) -> Ended {
         self.start = Instant::now();
-        let mut queue: VecDeque<usize> = VecDeque::new();
-        // roots: the unsafe cubes, then the hints still believed (suggested
-        // negated invariants, proven along the way: a trace reaching one refutes it)
-        let hints: Vec<(usize, &crate::system::Quantified)> =
-            self.sys.hints.iter().enumerate().filter(|(k, _)| !self.opts.dropped_hints.contains(k)).collect();
-        let roots = self.sys.unsafe_.iter().map(|u| (None, u)).chain(hints.into_iter().map(|(k, h)| (Some(k), h)));
-        for (hint, u) in roots {
-            let vars: Vec<Term> = (0..u.vars.len()).map(|i| crate::system::cube::zvar(i, &self.sys.index_sort())).collect();
-            let map = u.vars.iter().cloned().zip(vars.iter().cloned()).collect();
-            let lits: Vec<Term> = u.lits.iter().map(|l| crate::logic::substitute(l, &map)).collect();
-            for c in Cube::normalize(&vars, &lits) {
-                if !self.seen.contains_key(&c.key()) {
-                    let id = self.add(c, None, None);
-                    self.nodes[id].hint = hint;
-                    queue.push_back(id);
-                }
-            }
-        }
+        let mut queue = self.roots();
         let mut spurious = false;
         let mut hit_limit: Option<Limit> = None;
         let mut postponed: Vec<usize> = vec![];
@@ -242,35 +235,10 @@ impl<'a> Search<'a> {
                 }
                 Ok(x) => x,
             };
-            // safety
-            let t0 = Instant::now();
-            let q = initial_query(self.sys, &cube);
-            self.stats.calls_safety += 1;
-            let r = self.check(&q);
-            self.stats.t_safety += t0.elapsed();
-            match r {
-                SatResult::Sat => {
-                    if let Some(a) = self.approximated_ancestor(id) {
-                        return Ended::Refuted(self.nodes[a].cube.clone());
-                    }
-                    if let Some(h) = self.root_hint(id) {
-                        return Ended::RefutedHint(h);
-                    }
-                    let trace = self.trace(id);
-                    if replay(&trace) {
-                        return Ended::Answer(Answer::Unsafe(Counterexample::Trace(trace, None)));
-                    }
-                    if !self.opts.exact && self.sys.transitions.iter().any(|t| t.uguard.is_some()) {
-                        self.stats.spurious += 1;
-                        return Ended::Inexact;
-                    }
-                    // a longer trace through the same cube may still be real:
-                    // keep exploring from it (SAFE is out of reach now)
-                    self.stats.spurious += 1;
-                    spurious = true;
-                }
-                SatResult::Unknown(why) => return Ended::Answer(Answer::Unknown(format!("solver: {why}"))),
-                SatResult::Unsat => {}
+            match self.safety(id, &cube, replay) {
+                Safety::Disjoint => {}
+                Safety::Spurious => spurious = true,
+                Safety::End(e) => return e,
             }
             // fixpoint, semantic part (also drops unsatisfiable cubes)
             let t0 = Instant::now();
@@ -281,84 +249,162 @@ impl<'a> Search<'a> {
                 self.nodes[id].fate = Fate::Covered(instances);
                 continue;
             }
-            // approximation (BRAB): a more general candidate, unless it meets the initial states
-            let mut cube = cube;
-            if let Some(oracle) = self.oracle.as_mut() {
-                if let Some((c, images)) = oracle.approximate(&cube) {
-                    let q = initial_query(self.sys, &c);
-                    self.stats.calls_safety += 1;
-                    if self.check(&q) == SatResult::Unsat {
-                        if self.debug {
-                            eprintln!("approximate #{id}: {cube}  ~>  {c}");
-                        }
-                        self.stats.approximated += 1;
-                        self.nodes[id].approx = Some((cube.vars.clone(), images));
-                        self.nodes[id].cube = c.clone();
-                        cube = c;
-                    } else if let Some(o) = self.oracle.as_mut() {
-                        o.ban(&c);
-                    }
+            let cube = self.approximate(id, cube);
+            self.visit(id, &cube);
+            for (child, later) in self.expand(id, &cube) {
+                if later {
+                    postponed.push(child);
+                } else {
+                    queue.push_back(child);
                 }
             }
-            // delete visited cubes the new one subsumes
-            let newp = Pattern::new(cube.clone());
-            let nodes = &mut self.nodes;
-            let mut deleted = 0;
-            self.visited.retain(|&v| match subsumes(&newp, &nodes[v].cube) {
-                Some(images) => {
-                    nodes[v].deleted = Some((id, images));
-                    deleted += 1;
-                    false
-                }
-                None => true,
-            });
-            self.stats.deleted += deleted;
-            if self.debug {
-                eprintln!("visit #{id} (depth {}): {cube}", self.depth(id));
-            }
-            self.visited.push(id);
-            self.nodes[id].fate = Fate::Visited;
-            self.nodes[id].pattern = Some(newp);
-            self.stats.expanded += 1;
-            // pre-images
-            let t0 = Instant::now();
-            for ti in 0..self.sys.transitions.len() {
-                let (pres, dropped) = pre_image(self.sys, &cube, ti, self.opts.max_procs, self.opts.exact);
-                self.truncated |= dropped;
-                for (c, e) in pres {
-                    if let Some(&old) = self.seen.get(&c.key()) {
-                        self.nodes[id].children.push((Some(old), e));
-                        continue;
-                    }
-                    self.stats.max_vars = self.stats.max_vars.max(c.arity());
-                    let later = match self.opts.postpone {
-                        Postpone::Never => false,
-                        Postpone::MoreProcs => c.arity() > cube.arity(),
-                    };
-                    let child = self.add(c, Some(id), Some(e.clone()));
-                    self.nodes[id].children.push((Some(child), e));
-                    if later {
-                        postponed.push(child);
-                    } else {
-                        queue.push_back(child);
-                    }
-                }
-            }
-            self.stats.t_pre += t0.elapsed();
         }
+        Ended::Answer(self.end(hit_limit, spurious))
+    }
+
+    /// The roots of the search: the unsafe cubes, then the hints still
+    /// believed (suggested negated invariants, proven along the way: a
+    /// trace reaching one refutes it).
+    fn roots(&mut self) -> VecDeque<usize> {
+        let mut queue = VecDeque::new();
+        let hints: Vec<(usize, &crate::system::Quantified)> =
+            self.sys.hints.iter().enumerate().filter(|(k, _)| !self.opts.dropped_hints.contains(k)).collect();
+        let roots = self.sys.unsafe_.iter().map(|u| (None, u)).chain(hints.into_iter().map(|(k, h)| (Some(k), h)));
+        for (hint, u) in roots {
+            let vars: Vec<Term> = (0..u.vars.len()).map(|i| crate::system::cube::zvar(i, &self.sys.index_sort())).collect();
+            let map = u.vars.iter().cloned().zip(vars.iter().cloned()).collect();
+            let lits: Vec<Term> = u.lits.iter().map(|l| crate::logic::substitute(l, &map)).collect();
+            for c in Cube::normalize(&vars, &lits) {
+                if !self.seen.contains_key(&c.key()) {
+                    let id = self.add(c, None, None);
+                    self.nodes[id].hint = hint;
+                    queue.push_back(id);
+                }
+            }
+        }
+        queue
+    }
+
+    /// The safety test of a node: whether its cube meets the initial
+    /// states, and if so what that means (a real trace, a refuted
+    /// approximation or hint, a spurious trace).
+    fn safety(&mut self, id: usize, cube: &Cube, replay: &mut dyn FnMut(&AbstractTrace) -> bool) -> Safety {
+        let t0 = Instant::now();
+        let q = initial_query(self.sys, cube);
+        self.stats.calls_safety += 1;
+        let r = self.check(&q);
+        self.stats.t_safety += t0.elapsed();
+        match r {
+            SatResult::Unsat => Safety::Disjoint,
+            SatResult::Unknown(why) => Safety::End(Ended::Answer(Answer::Unknown(format!("solver: {why}")))),
+            SatResult::Sat => {
+                if let Some(a) = self.approximated_ancestor(id) {
+                    return Safety::End(Ended::Refuted(self.nodes[a].cube.clone()));
+                }
+                if let Some(h) = self.root_hint(id) {
+                    return Safety::End(Ended::RefutedHint(h));
+                }
+                let trace = self.trace(id);
+                if replay(&trace) {
+                    return Safety::End(Ended::Answer(Answer::Unsafe(Counterexample::Trace(trace, None))));
+                }
+                self.stats.spurious += 1;
+                if !self.opts.exact && self.sys.transitions.iter().any(|t| t.uguard.is_some()) {
+                    return Safety::End(Ended::Inexact);
+                }
+                // a longer trace through the same cube may still be real:
+                // keep exploring from it (SAFE is out of reach now)
+                Safety::Spurious
+            }
+        }
+    }
+
+    /// The node's cube or, with an oracle (BRAB), a more general candidate
+    /// that does not meet the initial states.
+    fn approximate(&mut self, id: usize, cube: Cube) -> Cube {
+        let Some((c, images)) = self.oracle.as_mut().and_then(|o| o.approximate(&cube)) else { return cube };
+        let q = initial_query(self.sys, &c);
+        self.stats.calls_safety += 1;
+        if self.check(&q) != SatResult::Unsat {
+            if let Some(o) = self.oracle.as_mut() {
+                o.ban(&c);
+            }
+            return cube;
+        }
+        if self.debug {
+            eprintln!("approximate #{id}: {cube}  ~>  {c}");
+        }
+        self.stats.approximated += 1;
+        self.nodes[id].approx = Some((cube.vars.clone(), images));
+        self.nodes[id].cube = c.clone();
+        c
+    }
+
+    /// Makes the node visited, deleting the visited cubes its cube subsumes.
+    fn visit(&mut self, id: usize, cube: &Cube) {
+        let newp = Pattern::new(cube.clone());
+        let nodes = &mut self.nodes;
+        let mut deleted = 0;
+        self.visited.retain(|&v| match subsumes(&newp, &nodes[v].cube) {
+            Some(images) => {
+                nodes[v].deleted = Some((id, images));
+                deleted += 1;
+                false
+            }
+            None => true,
+        });
+        self.stats.deleted += deleted;
+        if self.debug {
+            eprintln!("visit #{id} (depth {}): {cube}", self.depth(id));
+        }
+        self.visited.push(id);
+        self.nodes[id].fate = Fate::Visited;
+        self.nodes[id].pattern = Some(newp);
+        self.stats.expanded += 1;
+    }
+
+    /// The node's pre-images, new ones as nodes: each with whether it waits
+    /// until the queue is empty (postponement).
+    fn expand(&mut self, id: usize, cube: &Cube) -> Vec<(usize, bool)> {
+        let t0 = Instant::now();
+        let mut out = vec![];
+        for ti in 0..self.sys.transitions.len() {
+            let (pres, dropped) = pre_image(self.sys, cube, ti, self.opts.max_procs, self.opts.exact);
+            self.truncated |= dropped;
+            for (c, e) in pres {
+                if let Some(&old) = self.seen.get(&c.key()) {
+                    self.nodes[id].children.push((Some(old), e));
+                    continue;
+                }
+                self.stats.max_vars = self.stats.max_vars.max(c.arity());
+                let later = match self.opts.postpone {
+                    Postpone::Never => false,
+                    Postpone::MoreProcs => c.arity() > cube.arity(),
+                };
+                let child = self.add(c, Some(id), Some(e.clone()));
+                self.nodes[id].children.push((Some(child), e));
+                out.push((child, later));
+            }
+        }
+        self.stats.t_pre += t0.elapsed();
+        out
+    }
+
+    /// The answer when the queue is empty or a limit was hit.
+    fn end(&self, hit_limit: Option<Limit>, spurious: bool) -> Answer {
         if let Some(l) = hit_limit {
-            return Ended::Answer(Answer::Unknown(match l {
+            return Answer::Unknown(match l {
                 Limit::Timeout => "timeout".into(),
                 Limit::NodeLimit => "node limit".into(),
-            }));
+            });
         }
         if spurious {
-            return Ended::Answer(Answer::Unknown("only spurious traces found (universal guards)".into()));
+            return Answer::Unknown("only spurious traces found (universal guards)".into());
         }
         if self.truncated {
-            return Ended::Answer(Answer::Unknown(format!("process limit: pre-images naming more than {} processes were dropped", self.opts.max_procs)));
+            return Answer::Unknown(format!("process limit: pre-images naming more than {} processes were dropped", self.opts.max_procs));
         }
-        Ended::Answer(Answer::Safe(self.proof()))
+        Answer::Safe(self.proof())
     }
 
     fn add(&mut self, cube: Cube, parent: Option<usize>, edge: Option<Edge>) -> usize {

@@ -571,16 +571,7 @@ impl<'a> Lazy<'a> {
     /// Runs the search; `replay` decides whether a candidate trace is real.
     pub fn run(&mut self, replay: &mut dyn FnMut(&AbstractTrace) -> bool) -> Answer {
         self.start = Instant::now();
-        let isort = self.sys.index_sort();
-        for u in &self.sys.unsafe_ {
-            let vars: Vec<Term> = (0..u.vars.len()).map(|i| zvar(i, &isort)).collect();
-            let map = u.vars.iter().cloned().zip(vars.iter().cloned()).collect();
-            let lits: Vec<Term> = u.lits.iter().map(|l| substitute(l, &map)).collect();
-            let label = Cube::normalize(&vars, &lits);
-            if !label.is_empty() {
-                self.add(label, None, None);
-            }
-        }
+        self.roots();
         while let Some(id) = self.queue.pop_front() {
             if self.nodes[id].state != State::Queued {
                 continue;
@@ -640,72 +631,93 @@ impl<'a> Lazy<'a> {
                 }
                 Ok(false) => {}
             }
-            // expand
-            if self.debug {
-                eprintln!("expand #{id}: {}", self.label_text(id));
-            }
-            self.stats.expanded += 1;
-            let t0 = Instant::now();
-            for ti in 0..self.sys.transitions.len() {
-                if self.nodes[id].expanded[ti] {
-                    continue;
-                }
-                self.nodes[id].expanded[ti] = true;
-                let label = self.nodes[id].label.clone();
-                let pre = self.pre_all(&label, ti);
-                if pre.is_empty() {
-                    continue;
-                }
-                // cube by cube: the exact pre-image where the tree already
-                // covers it (a loop whose body keeps the label), its
-                // abstraction elsewhere; a child wholly covered is created
-                // covered
-                let exact = self.with_facts(pre.clone());
-                if exact.is_empty() {
-                    continue;
-                }
-                let mut abs = vec![];
-                let mut coverers: Option<Vec<usize>> = Some(vec![]);
-                for c in &exact {
-                    match self.covered_by_others(std::slice::from_ref(c), &HashSet::new()) {
-                        Ok(Some(by)) => {
-                            abs.push(c.clone());
-                            if let Some(all) = coverers.as_mut() {
-                                all.extend(by);
-                            }
-                        }
-                        _ => {
-                            coverers = None;
-                            abs.extend(self.with_facts(abstract_cube(c, &self.opts.terms)));
-                        }
-                    }
-                }
-                if let Some(mut by) = coverers {
-                    by.sort();
-                    by.dedup();
-                    let child = self.add(exact, Some(id), Some(ti));
-                    self.stats.covered += 1;
-                    if self.debug {
-                        eprintln!("covered #{child} by {by:?} (exact pre-image)");
-                    }
-                    self.nodes[child].state = State::Covered(by);
-                    continue;
-                }
-                let abs = dedup(abs);
-                if !abs.is_empty() {
-                    let child = self.add(abs, Some(id), Some(ti));
-                    if self.debug {
-                        eprintln!("  child #{child} of #{id} under {}", self.sys.transitions[ti].name);
-                    }
-                }
-            }
-            self.stats.t_pre += t0.elapsed();
+            self.expand(id);
             self.nodes[id].state = State::Expanded;
         }
         if self.truncated {
             return Answer::Unknown(format!("process limit: pre-images naming more than {} processes were dropped", self.opts.max_procs));
         }
         Answer::Safe(self.proof())
+    }
+
+    /// Expands a node: a child per transition not yet expanded, labelled,
+    /// cube by cube, with the exact pre-image where the tree already covers
+    /// it (a loop whose body keeps the label) and its abstraction elsewhere;
+    /// a child wholly covered is created covered.
+    fn expand(&mut self, id: usize) {
+    if self.debug {
+        eprintln!("expand #{id}: {}", self.label_text(id));
+    }
+    self.stats.expanded += 1;
+    let t0 = Instant::now();
+    for ti in 0..self.sys.transitions.len() {
+        if self.nodes[id].expanded[ti] {
+            continue;
+        }
+        self.nodes[id].expanded[ti] = true;
+        let label = self.nodes[id].label.clone();
+        let pre = self.pre_all(&label, ti);
+        if pre.is_empty() {
+            continue;
+        }
+        // cube by cube: the exact pre-image where the tree already
+        // covers it (a loop whose body keeps the label), its
+        // abstraction elsewhere; a child wholly covered is created
+        // covered
+        let exact = self.with_facts(pre.clone());
+        if exact.is_empty() {
+            continue;
+        }
+        let mut abs = vec![];
+        let mut coverers: Option<Vec<usize>> = Some(vec![]);
+        for c in &exact {
+            match self.covered_by_others(std::slice::from_ref(c), &HashSet::new()) {
+                Ok(Some(by)) => {
+                    abs.push(c.clone());
+                    if let Some(all) = coverers.as_mut() {
+                        all.extend(by);
+                    }
+                }
+                _ => {
+                    coverers = None;
+                    abs.extend(self.with_facts(abstract_cube(c, &self.opts.terms)));
+                }
+            }
+        }
+        if let Some(mut by) = coverers {
+            by.sort();
+            by.dedup();
+            let child = self.add(exact, Some(id), Some(ti));
+            self.stats.covered += 1;
+            if self.debug {
+                eprintln!("covered #{child} by {by:?} (exact pre-image)");
+            }
+            self.nodes[child].state = State::Covered(by);
+            continue;
+        }
+        let abs = dedup(abs);
+        if !abs.is_empty() {
+            let child = self.add(abs, Some(id), Some(ti));
+            if self.debug {
+                eprintln!("  child #{child} of #{id} under {}", self.sys.transitions[ti].name);
+            }
+        }
+    }
+    self.stats.t_pre += t0.elapsed();
+    }
+
+    /// The roots: a node per unsafe cube.
+    fn roots(&mut self) {
+        let isort = self.sys.index_sort();
+        for u in &self.sys.unsafe_ {
+            let vars: Vec<Term> = (0..u.vars.len()).map(|i| zvar(i, &isort)).collect();
+            let map = u.vars.iter().cloned().zip(vars.iter().cloned()).collect();
+            let lits: Vec<Term> = u.lits.iter().map(|l| substitute(l, &map)).collect();
+            let label = Cube::normalize(&vars, &lits);
+            if !label.is_empty() {
+                self.add(label, None, None);
+            }
+        }
     }
 
     fn label_text(&self, id: usize) -> String {
