@@ -104,9 +104,14 @@ struct CheckArgs {
     /// Do not accelerate counter loops over processes (backward search).
     #[arg(long)]
     no_accelerate: bool,
-    /// Print search statistics.
-    #[arg(long, short)]
-    verbose: bool,
+    /// Print search statistics, and progress on stderr about once a second
+    /// (`-vv`: the search's steps; `-vvv`: everything; `RUST_LOG` overrides).
+    #[arg(long, short, action = clap::ArgAction::Count)]
+    verbose: u8,
+    /// The property to check, as an SV-COMP property file: only
+    /// `unreach-call` (`G ! call(reach_error())`) is supported.
+    #[arg(long, value_name = "FILE")]
+    property: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -150,6 +155,13 @@ fn load(file: &Path) -> Result<frontend::Parsed, ExitCode> {
 }
 
 fn main() -> ExitCode {
+    // a closed stdout (`arrax … | head -1`) ends the process quietly
+    // instead of a panic on the broken pipe
+    // SAFETY: restoring the default disposition of SIGPIPE before any
+    // thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -197,7 +209,9 @@ fn check(args: CheckArgs) -> ExitCode {
         eprintln!("{why}");
         return ExitCode::from(2);
     }
+    init_logging(args.verbose);
     let opts = options(&args);
+    on_interrupt(args.json, args.file.display().to_string());
     if let Some(t) = opts.timeout {
         hard_deadline(t, args.json, args.file.display().to_string());
     }
@@ -215,13 +229,16 @@ fn check(args: CheckArgs) -> ExitCode {
     if args.json {
         println!("{}", CheckReport::of(&args.file.display().to_string(), sys, &r, args.no_certify).to_json());
     } else {
-        print!("{}", report::text(sys, &r, args.verbose, args.no_certify));
+        print!("{}", report::text(sys, &r, args.verbose > 0, args.no_certify));
     }
     ExitCode::from(r.verdict.exit_code() as u8)
 }
 
 /// Usage errors of `check` on this system (exit code 2).
 fn usage(args: &CheckArgs, sys: &arrax::system::System) -> Result<(), String> {
+    if let Some(p) = &args.property {
+        property(p)?;
+    }
     driver::supported(sys).map_err(|why| format!("{}:1:1: {why}", args.file.display()))?;
     if let Some(t) = args.timeout {
         if !(t.is_finite() && t > 0.0 && t < 1e9) {
@@ -284,6 +301,76 @@ fn hard_deadline(t: Duration, json: bool, file: String) {
             println!("{}", CheckReport::timed_out(&file, wait.as_secs_f64()).to_json());
         } else {
             println!("UNKNOWN (timeout)");
+        }
+        std::process::exit(3);
+    });
+}
+
+/// Checks that an SV-COMP property file asks for `unreach-call`, the one
+/// property arrax decides; else `file:line:col: message`.
+fn property(path: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read the property file: {e}", path.display()))?;
+    let wanted = |l: &str| {
+        let l: String = l.chars().filter(|c| !c.is_whitespace()).collect();
+        l.contains("G!call(reach_error())") || l.contains("G!call(__VERIFIER_error())")
+    };
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    if !lines.is_empty() && lines.iter().all(|l| wanted(l)) {
+        return Ok(());
+    }
+    let (n, line) = text.lines().enumerate().find(|(_, l)| !l.trim().is_empty() && !wanted(l)).unwrap_or((0, ""));
+    let col = line.len() - line.trim_start().len() + 1;
+    Err(format!(
+        "{}:{}:{col}: unsupported property `{}`: arrax checks only unreach-call (CHECK( init(main()), LTL(G ! call(reach_error())) ))",
+        path.display(),
+        n + 1,
+        line.trim()
+    ))
+}
+
+/// Progress and debugging lines on stderr: `-v` progress (info), `-vv`
+/// the search's steps (debug), `-vvv` everything (trace); `RUST_LOG`
+/// (e.g. `RUST_LOG=arrax=debug`) overrides.
+fn init_logging(verbose: u8) {
+    let level = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("arrax={level}")));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr())).with_target(false).with_timer(tracing_subscriber::fmt::time::uptime()).try_init();
+}
+
+/// SIGINT and SIGTERM ask the engines to stop: the run ends with its
+/// statistics and `UNKNOWN (interrupted)`, exit code 3. If it has not
+/// ended 5 s later (a long solver call), it is ended at once, the same way
+/// but without statistics; a second signal ends it at once too.
+fn on_interrupt(json: bool, file: String) {
+    extern "C" fn stop(_: libc::c_int) {
+        if arrax::engine::interrupted() {
+            // SAFETY: _exit is async-signal-safe.
+            unsafe { libc::_exit(3) }
+        }
+        arrax::engine::interrupt();
+    }
+    // SAFETY: the handler only makes an atomic store or calls _exit, both
+    // async-signal-safe.
+    unsafe {
+        libc::signal(libc::SIGINT, stop as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, stop as *const () as libc::sighandler_t);
+    }
+    std::thread::spawn(move || {
+        while !arrax::engine::interrupted() {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        std::thread::sleep(Duration::from_secs(5));
+        if json {
+            let mut r = CheckReport::timed_out(&file, 0.0);
+            r.reason = Some("interrupted".into());
+            println!("{}", r.to_json());
+        } else {
+            println!("UNKNOWN (interrupted)");
         }
         std::process::exit(3);
     });

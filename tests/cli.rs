@@ -203,3 +203,78 @@ fn parse_lowered_prints_the_canonical_system() {
     assert_eq!(code, 0);
     assert!(out.starts_with("(system\n  (index int)\n  (enum loc (names "), "{out}");
 }
+
+/// `-v` shows progress on stderr within about a second, and SIGINT ends
+/// the run with its statistics and `UNKNOWN (interrupted)`, exit code 3.
+#[test]
+fn progress_and_interrupt() {
+    let child = Command::new(env!("CARGO_BIN_EXE_arrax"))
+        .args(["check", "models/german.cub", "--brab", "0", "--timeout", "120", "-v"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    // SAFETY: a signal to our own child.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(3), "{stdout}\n{stderr}");
+    assert_eq!(last_line(&stdout), "UNKNOWN (interrupted)", "{stdout}");
+    assert!(stdout.contains("statistics: nodes"), "{stdout}");
+    assert!(stderr.contains("backward search 1.0s:") && stderr.contains("nodes"), "{stderr}");
+}
+
+/// A closed stdout ends the run without a panic.
+#[test]
+fn closed_stdout_is_no_panic() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arrax"))
+        .args(["check", "--svcomp", "models/find.c"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_ne!(out.status.code(), Some(101), "{stderr}");
+}
+
+/// `--property` accepts unreach-call and refuses other properties with
+/// `file:line:col`, exit code 2.
+#[test]
+fn property_files() {
+    let dir = std::env::temp_dir().join(format!("arrax-prp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("unreach-call.prp");
+    std::fs::write(&good, "CHECK( init(main()), LTL(G ! call(reach_error())) )\n").unwrap();
+    let bad = dir.join("valid-memsafety.prp");
+    std::fs::write(&bad, "CHECK( init(main()), LTL(G valid-free) )\n").unwrap();
+    let (code, out, _) = arrax(&["check", "models/find.c", "--property", good.to_str().unwrap(), "--svcomp"]);
+    assert_eq!((code, out.lines().next()), (0, Some("TRUE")), "{out}");
+    let (code, _, err) = arrax(&["check", "models/find.c", "--property", bad.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(&format!("{}:1:1: unsupported property", bad.display())), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Engines that need integer indices are a usage error on a protocol.
+#[test]
+fn program_engines_on_a_protocol_are_usage_errors() {
+    for engine in ["houdini", "run"] {
+        let (code, out, err) = arrax(&["check", "models/mutex.mcmt", "--engine", engine]);
+        assert_eq!(code, 2, "{engine}: {out}{err}");
+        assert!(err.contains(&format!("--engine {engine} needs integer indices")), "{err}");
+    }
+}
+
+/// Invariant clauses say that their variables are distinct.
+#[test]
+fn clauses_name_distinct_variables() {
+    let (code, out, _) = arrax(&["check", "models/mutex.mcmt"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("∀z1 ≠ z2. ¬("), "{out}");
+}

@@ -196,9 +196,7 @@ impl<'a> SafeChecker<'a> {
             (SatResult::Unsat, _) => Obligation { name: p.name, formula: f, status: Status::Proved },
             (r, None) => self.conclude(p.name, f, r),
             (_, Some(terms)) => {
-                if std::env::var_os("ARRAX_DEBUG").is_some() {
-                    eprintln!("certify: {} needs every instance ({} terms)", p.name, terms.len());
-                }
+                tracing::debug!("certify: {} needs every instance ({} terms)", p.name, terms.len());
                 let f = p.formula(&self.all_clauses(inv, &terms));
                 let r = self.check(&f);
                 self.conclude(p.name, f, r)

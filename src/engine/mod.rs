@@ -198,14 +198,9 @@ impl<'r> TraceCheck<'r> {
                 true
             }
             Ok(None) => {
-                if std::env::var_os("ARRAX_DEBUG").is_some() {
-                    for (k, c) in trace.cubes.iter().enumerate() {
-                        eprintln!("cube {k}: {c}");
-                        if let Some(e) = trace.edges.get(k) {
-                            let name = sys.transitions.get(e.transition).map_or("?", |t| t.name.as_str());
-                            eprintln!("  --{name}({:?}) succ {:?}-->", e.params, e.succ_vars);
-                        }
-                    }
+                for (k, c) in trace.cubes.iter().enumerate() {
+                    let step = trace.edges.get(k).map(|e| format!(" --{}({:?}) succ {:?}-->", sys.transitions.get(e.transition).map_or("?", |t| t.name.as_str()), e.params, e.succ_vars));
+                    tracing::debug!("spurious trace, cube {k}: {c}{}", step.unwrap_or_default());
                 }
                 self.notes.push(format!("spurious trace of length {} set aside (universal guards do not hold on replay)", trace.edges.len()));
                 false
@@ -220,5 +215,44 @@ impl<'r> TraceCheck<'r> {
     /// The service, for other checks.
     pub fn replayer(&mut self) -> &mut dyn Replayer {
         self.replayer
+    }
+}
+
+/// Set when the user asked the run to stop (SIGINT, SIGTERM): engines end
+/// at their next limit check as if their time were up, and the run
+/// answers UNKNOWN (interrupted) with its statistics.
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Asks every engine to stop (async-signal-safe: one atomic store).
+pub fn interrupt() {
+    INTERRUPTED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether the run was asked to stop.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Progress lines of a long search, at most one a second, at `info` level
+/// (shown with `-v`): what the search is doing, its counters, its time.
+pub struct Progress {
+    engine: &'static str,
+    start: Instant,
+    last: Instant,
+}
+
+impl Progress {
+    /// Progress of a search by `engine`, starting now.
+    pub fn new(engine: &'static str) -> Progress {
+        let now = Instant::now();
+        Progress { engine, start: now, last: now }
+    }
+
+    /// Reports `what()` when a second has passed since the last report.
+    pub fn tick(&mut self, what: impl FnOnce() -> String) {
+        if self.last.elapsed() >= Duration::from_secs(1) {
+            self.last = Instant::now();
+            tracing::info!("{} {:.1}s: {}", self.engine, self.start.elapsed().as_secs_f64(), what());
+        }
     }
 }

@@ -177,6 +177,7 @@ pub fn solve(task: &Task, plan: &[Phase], settings: &Settings, limits: &Limits) 
         }
         let given = if plan.len() == 1 { limits.timeout } else { phase.share.time(limits.timeout, left(), &ran) };
         let s = tweaked(settings, phase.tweak);
+        tracing::info!("phase {} of {}: {} for {}", k + 1, plan.len(), names[k], given.map_or("the rest of the run".to_string(), |g| format!("{:.2}s", g.as_secs_f64())));
         let t0 = Instant::now();
         let (mut result, splittable) = run_engine(task, phase.engine, &s, &Budget::new(given, limits.max_nodes), &limits.checking);
         let time = t0.elapsed();
@@ -184,6 +185,10 @@ pub fn solve(task: &Task, plan: &[Phase], settings: &Settings, limits: &Limits) 
             if plan.len() > 1 {
                 result.notes.insert(0, note(&names, &ran, k, time));
             }
+            return result;
+        }
+        if crate::engine::interrupted() {
+            result.verdict = Verdict::Unknown("interrupted".into());
             return result;
         }
         if phase.engine != Choice::Run || last.is_none() {

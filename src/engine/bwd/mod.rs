@@ -214,9 +214,7 @@ impl<'a> Restarts<'a, '_> {
                 Ended::Answer(a) => return (a, dropped_hints.len()),
                 Ended::Refuted(c) => {
                     let Some(or) = oracle.as_mut() else { return (Answer::Unknown("approximation refuted without an oracle".into()), dropped_hints.len()) };
-                    if std::env::var_os("ARRAX_DEBUG").is_some() {
-                        eprintln!("refuted after {:.2}s ({} nodes): {c}", start.elapsed().as_secs_f64(), search.stats.nodes);
-                    }
+                    tracing::debug!("refuted after {:.2}s ({} nodes): {c}", start.elapsed().as_secs_f64(), search.stats.nodes);
                     or.ban(&c);
                     refuted_here += 1;
                     if refuted_here >= GROW_AFTER && or.procs() < 4 && !cannot_grow {

@@ -105,7 +105,6 @@ pub struct Search<'a> {
     /// Counters and timers.
     pub stats: Stats,
     start: Instant,
-    debug: bool,
     /// The approximation oracle (BRAB), if any.
     oracle: Option<crate::engine::bwd::brab::Oracle<'a>>,
     /// Whether some pre-image was dropped for naming too many processes
@@ -142,7 +141,7 @@ impl<'a> Search<'a> {
     /// A search on `sys` with the given options.
     pub fn new(sys: &'a System, opts: Options) -> Self {
         let solver = smt::checker(opts.backend);
-        Search { sys, opts, solver, nodes: vec![], visited: vec![], seen: HashMap::new(), stats: Stats::default(), start: Instant::now(), debug: std::env::var_os("ARRAX_DEBUG").is_some(), oracle: None, truncated: false }
+        Search { sys, opts, solver, nodes: vec![], visited: vec![], seen: HashMap::new(), stats: Stats::default(), start: Instant::now(), oracle: None, truncated: false }
     }
 
     /// Uses the oracle to approximate visited cubes (BRAB).
@@ -176,10 +175,8 @@ impl<'a> Search<'a> {
     }
 
     fn limit(&self) -> Option<Limit> {
-        if let Some(t) = self.opts.timeout {
-            if self.start.elapsed() >= t {
-                return Some(Limit::Timeout);
-            }
+        if self.opts.timeout.is_some_and(|t| self.start.elapsed() >= t) || crate::engine::interrupted() {
+            return Some(Limit::Timeout);
         }
         if let Some(n) = self.opts.max_nodes {
             if self.stats.nodes >= n {
@@ -206,7 +203,12 @@ impl<'a> Search<'a> {
         let mut spurious = false;
         let mut hit_limit: Option<Limit> = None;
         let mut postponed: Vec<usize> = vec![];
+        let mut progress = crate::engine::Progress::new("backward search");
         loop {
+            progress.tick(|| {
+                let s = &self.stats;
+                format!("{} nodes, {} visited, {} covered, {} in the queue, max processes {}, {} solver calls", s.nodes, self.visited.len(), s.covered, queue.len() + postponed.len(), s.max_vars, s.solver_calls())
+            });
             if queue.is_empty() {
                 queue.extend(postponed.drain(..));
             }
@@ -331,9 +333,7 @@ impl<'a> Search<'a> {
             }
             return cube;
         }
-        if self.debug {
-            eprintln!("approximate #{id}: {cube}  ~>  {c}");
-        }
+        tracing::debug!("approximate #{id}: {cube}  ~>  {c}");
         self.stats.approximated += 1;
         self.nodes[id].approx = Some((cube.vars.clone(), images));
         self.nodes[id].cube = c.clone();
@@ -354,9 +354,7 @@ impl<'a> Search<'a> {
             None => true,
         });
         self.stats.deleted += deleted;
-        if self.debug {
-            eprintln!("visit #{id} (depth {}): {cube}", self.depth(id));
-        }
+        tracing::debug!("visit #{id} (depth {}): {cube}", self.depth(id));
         self.visited.push(id);
         self.nodes[id].fate = Fate::Visited;
         self.nodes[id].pattern = Some(newp);

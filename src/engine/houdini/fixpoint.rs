@@ -76,7 +76,6 @@ pub struct Houdini<'a> {
     /// Candidates generated, left after sampling, left at the fixpoint;
     /// steps of the sampled executions.
     pub counts: (usize, usize, usize, u64),
-    debug: bool,
     /// Instances asserted at the base level of a place's solver, by
     /// place and member.
     asserted: HashSet<(String, usize, Term)>,
@@ -98,7 +97,7 @@ impl<'a> Houdini<'a> {
     /// A search over `sys`.
     pub fn new(sys: &'a System, opts: Options) -> Self {
         let solver = smt::solver(opts.backend);
-        Houdini { sys, opts, solver, members: vec![], start: Instant::now(), stats: Stats::default(), counts: (0, 0, 0, 0), debug: std::env::var_os("ARRAX_DEBUG").is_some(), asserted: HashSet::new(), defined: HashMap::new(), instantiated: HashMap::new(), solvers: HashMap::new(), unsafe_run: None, control: crate::reach::dataflow::control_variable(sys).map(|k| sys.vars[k].term.clone()) }
+        Houdini { sys, opts, solver, members: vec![], start: Instant::now(), stats: Stats::default(), counts: (0, 0, 0, 0), asserted: HashSet::new(), defined: HashMap::new(), instantiated: HashMap::new(), solvers: HashMap::new(), unsafe_run: None, control: crate::reach::dataflow::control_variable(sys).map(|k| sys.vars[k].term.clone()) }
     }
 
     /// When the time limit ends, if there is one.
@@ -107,7 +106,7 @@ impl<'a> Houdini<'a> {
     }
 
     pub(super) fn timed_out(&self) -> bool {
-        self.opts.timeout.is_some_and(|t| self.start.elapsed() >= t)
+        self.opts.timeout.is_some_and(|t| self.start.elapsed() >= t) || crate::engine::interrupted()
     }
 
     /// The time left.
@@ -308,9 +307,7 @@ impl<'a> Houdini<'a> {
     /// with the others added.
     fn search(&mut self) -> Result<Answer, String> {
         let (cubes, more) = self.sampled()?;
-        if self.debug {
-            eprintln!("houdini: {} candidates, {} after sampling {} steps ({:.2}s)", self.counts.0, self.counts.1, self.counts.3, self.start.elapsed().as_secs_f64());
-        }
+        tracing::debug!("houdini: {} candidates, {} after sampling {} steps ({:.2}s)", self.counts.0, self.counts.1, self.counts.3, self.start.elapsed().as_secs_f64());
         let first = self.fixpoint(cubes);
         if more.is_empty() || self.timed_out() || matches!(first, Ok(Answer::Safe(_))) {
             return first;
@@ -341,13 +338,9 @@ impl<'a> Houdini<'a> {
         for c in self.disjoint_from_initial(cubes)? {
             self.add(c, false);
         }
-        if self.debug {
-            eprintln!("houdini: {} members after the initial states ({:.2}s)", self.members.len(), self.start.elapsed().as_secs_f64());
-            if std::env::var_os("ARRAX_DEBUG_MEMBERS").is_some() {
-                for m in &self.members {
-                    eprintln!("  member {}", m.cube);
-                }
-            }
+        tracing::debug!("houdini: {} members after the initial states ({:.2}s)", self.members.len(), self.start.elapsed().as_secs_f64());
+        for m in &self.members {
+            tracing::trace!("houdini member {}", m.cube);
         }
         // Houdini's fixpoint, by rounds: the pre-images of the live members,
         // location by location, checked together; a counter-model drops the
@@ -355,7 +348,9 @@ impl<'a> Houdini<'a> {
         // cubes, adds those pre-images), until a round drops nothing
         let mut pre_cache: HashMap<usize, Vec<Cube>> = HashMap::new();
         let mut backward = 0;
+        let mut progress = crate::engine::Progress::new("candidate invariants");
         loop {
+            progress.tick(|| format!("fixpoint: {} of {} members live, {} solver calls", self.members.iter().filter(|m| m.alive).count(), self.members.len(), self.stats.solver_calls()));
             let mut batches: std::collections::BTreeMap<String, Vec<(usize, Cube)>> = std::collections::BTreeMap::new();
             for k in 0..self.members.len() {
                 if !self.members[k].alive {
@@ -394,7 +389,7 @@ impl<'a> Houdini<'a> {
                                 if self.members[*k].mandatory {
                                     // a step of backward reachability
                                     if backward >= MAX_BACKWARD {
-                                        if self.debug { eprintln!("houdini: uncovered pre-image of a mandatory cube: {p}"); }
+                                        tracing::debug!("houdini: uncovered pre-image of a mandatory cube: {p}");
                                         return Ok(Answer::Unknown("the candidates do not cover the unsafe states' pre-images".into()));
                                     }
                                     if self.disjoint_from_initial(vec![p.clone()])?.is_empty() {
@@ -403,9 +398,7 @@ impl<'a> Houdini<'a> {
                                     backward += 1;
                                     self.add(p.clone(), true);
                                 } else if self.members[*k].alive {
-                                    if self.debug {
-                                        eprintln!("houdini: dropped {}\n    pre-image not covered: {p}", self.members[*k].cube);
-                                    }
+                                    tracing::debug!("houdini: dropped {}\n    pre-image not covered: {p}", self.members[*k].cube);
                                     self.members[*k].alive = false;
                                 }
                             }

@@ -93,7 +93,6 @@ pub struct Lazy<'a> {
     /// Counters and timers.
     pub stats: Stats,
     start: Instant,
-    debug: bool,
     /// Whether some pre-image was dropped for naming too many processes.
     pub truncated: bool,
 }
@@ -169,11 +168,11 @@ impl<'a> Lazy<'a> {
     /// A search on `sys`.
     pub fn new(sys: &'a System, opts: Options) -> Self {
         let solver = smt::solver(opts.backend);
-        Lazy { sys, opts, solver, nodes: vec![], queue: VecDeque::new(), stats: Stats::default(), start: Instant::now(), debug: std::env::var_os("ARRAX_DEBUG").is_some(), truncated: false }
+        Lazy { sys, opts, solver, nodes: vec![], queue: VecDeque::new(), stats: Stats::default(), start: Instant::now(), truncated: false }
     }
 
     fn limit(&self) -> Option<Limit> {
-        if self.opts.timeout.is_some_and(|t| self.start.elapsed() >= t) {
+        if self.opts.timeout.is_some_and(|t| self.start.elapsed() >= t) || crate::engine::interrupted() {
             return Some(Limit::Timeout);
         }
         if self.opts.max_nodes.is_some_and(|n| self.stats.nodes >= n) {
@@ -456,18 +455,14 @@ impl<'a> Lazy<'a> {
                 continue;
             }
             let b = prefix(self.sys, &ts, j).instantiate(self.sys, &disjunction(&a));
-            if self.debug {
-                eprintln!("  A[{j}] = {}", a.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ∨ "));
-            }
+            tracing::debug!("  A[{j}] = {}", a.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ∨ "));
             // a prefix infeasible by itself (counters that cannot agree)
             // says nothing about this node: its label stays, and so does
             // the tree's invariant (pre-images are monotone)
             self.stats.calls_itp += 1;
             if self.check(&b) == SatResult::Unsat {
                 let own = self.nodes[path[j]].label.clone();
-                if self.debug {
-                    eprintln!("  itp[{j}] #{}: the prefix alone is infeasible; label kept", path[j]);
-                }
+                tracing::debug!("  itp[{j}] #{}: the prefix alone is infeasible; label kept", path[j]);
                 labels.push(own.clone());
                 prev = own;
                 continue;
@@ -481,9 +476,7 @@ impl<'a> Lazy<'a> {
                 Failure::Satisfiable => Refusal::Failed(format!("path prefix of length {} meets the pre-image (instantiation too weak)", path.len() - 1 - j)),
                 Failure::Unknown(w) => Refusal::Failed(format!("interpolation: {w}")),
             })?;
-            if self.debug {
-                eprintln!("  itp[{j}] #{}: {}", path[j], itp.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ∨ "));
-            }
+            tracing::debug!("  itp[{j}] #{}: {}", path[j], itp.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ∨ "));
             labels.push(itp.clone());
             prev = itp;
         }
@@ -572,7 +565,9 @@ impl<'a> Lazy<'a> {
     pub fn run(&mut self, replay: &mut dyn FnMut(&AbstractTrace) -> bool) -> Answer {
         self.start = Instant::now();
         self.roots();
+        let mut progress = crate::engine::Progress::new("lazy abstraction");
         while let Some(id) = self.queue.pop_front() {
+            progress.tick(|| format!("{} nodes, {} expanded, {} refinements, {} in the queue, {} solver calls", self.stats.nodes, self.stats.expanded, self.stats.refinements, self.queue.len(), self.stats.solver_calls()));
             if self.nodes[id].state != State::Queued {
                 continue;
             }
@@ -592,9 +587,7 @@ impl<'a> Lazy<'a> {
                     for ch in self.nodes[id].children.clone() {
                         self.delete(ch);
                     }
-                    if self.debug {
-                        eprintln!("covered #{id} by {by:?}");
-                    }
+                    tracing::debug!("covered #{id} by {by:?}");
                     self.nodes[id].state = State::Covered(by);
                     continue;
                 }
@@ -606,9 +599,7 @@ impl<'a> Lazy<'a> {
             match meets {
                 Err(why) => return Answer::Unknown(format!("solver: {why}")),
                 Ok(true) => {
-                    if self.debug {
-                        eprintln!("#{id} meets the initial states: {}", self.label_text(id));
-                    }
+                    tracing::debug!("#{id} meets the initial states: {}", self.label_text(id));
                     self.queue.push_front(id);
                     match self.refine(id) {
                         Ok(true) => {
@@ -645,9 +636,7 @@ impl<'a> Lazy<'a> {
     /// it (a loop whose body keeps the label) and its abstraction elsewhere;
     /// a child wholly covered is created covered.
     fn expand(&mut self, id: usize) {
-    if self.debug {
-        eprintln!("expand #{id}: {}", self.label_text(id));
-    }
+    tracing::debug!("expand #{id}: {}", self.label_text(id));
     self.stats.expanded += 1;
     let t0 = Instant::now();
     for ti in 0..self.sys.transitions.len() {
@@ -689,18 +678,14 @@ impl<'a> Lazy<'a> {
             by.dedup();
             let child = self.add(exact, Some(id), Some(ti));
             self.stats.covered += 1;
-            if self.debug {
-                eprintln!("covered #{child} by {by:?} (exact pre-image)");
-            }
+            tracing::debug!("covered #{child} by {by:?} (exact pre-image)");
             self.nodes[child].state = State::Covered(by);
             continue;
         }
         let abs = dedup(abs);
         if !abs.is_empty() {
             let child = self.add(abs, Some(id), Some(ti));
-            if self.debug {
-                eprintln!("  child #{child} of #{id} under {}", self.sys.transitions[ti].name);
-            }
+            tracing::debug!("  child #{child} of #{id} under {}", self.sys.transitions[ti].name);
         }
     }
     self.stats.t_pre += t0.elapsed();

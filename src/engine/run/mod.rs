@@ -435,7 +435,7 @@ pub fn sample(sys: &System, prog: &Program, runs: usize, seed: u64, deadline: Op
         if matches!(end, End::Found(_)) {
             return Some(Opening { mode, seed, spike, limit });
         }
-        if ch.choices == 0 || matches!(end, End::Timeout) || deadline.is_some_and(|d| Instant::now() >= d) {
+        if ch.choices == 0 || matches!(end, End::Timeout) || deadline.is_some_and(|d| Instant::now() >= d) || crate::engine::interrupted() {
             break;
         }
     }
@@ -476,7 +476,7 @@ fn execute(set: &Setting, ch: &mut Chooser, limit: u64, observe: &mut impl FnMut
             break Err(End::Limit);
         }
         ticks = ticks.wrapping_add(1);
-        if ticks & 0xffff == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+        if ticks & 0xffff == 0 && (deadline.is_some_and(|d| Instant::now() >= d) || crate::engine::interrupted()) {
             break Err(End::Timeout);
         }
         let pick = match choose(prog, at, &mut st, ch, &mut loc, &mut chosen, &mut last) {
@@ -643,6 +643,7 @@ pub fn search(sys: &System, opts: &Options) -> Result<Summary, Unsupported> {
     // the opening run, if any, comes first
     let mut opening = opts.opening;
     let mut round = 0;
+    let mut progress = crate::engine::Progress::new("forward execution");
     loop {
         sum.limit = limit;
         let planned: Vec<(Mode, Option<Opening>)> = opening.take().map(|o| (o.mode, Some(o))).into_iter().chain(Mode::ALL.into_iter().map(|m| (m, None))).collect();
@@ -659,6 +660,7 @@ pub fn search(sys: &System, opts: &Options) -> Result<Summary, Unsupported> {
             };
             sum.runs += 1;
             sum.steps += out.steps;
+            progress.tick(|| format!("{} runs, {} steps, step limit {limit}", sum.runs, sum.steps));
             sum.accelerated += out.accelerated;
             deterministic |= out.choices == 0;
             match out.end {

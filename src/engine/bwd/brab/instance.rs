@@ -822,8 +822,10 @@ impl<'a> Instance<'a> {
             return Ok(ex);
         }
         let mut k = 0;
+        let mut progress = crate::engine::Progress::new("finite instance");
         while k < ex.states.len() {
-            if ex.states.len() >= cap {
+            progress.tick(|| format!("{} processes: {} states, {} explored", self.procs, ex.states.len(), k));
+            if ex.states.len() >= cap || crate::engine::interrupted() {
                 return Ok(ex);
             }
             let succ = self.successors(&ex.states[k].clone())?;
