@@ -108,6 +108,10 @@ struct CheckArgs {
     /// (`-vv`: the search's steps; `-vvv`: everything; `RUST_LOG` overrides).
     #[arg(long, short, action = clap::ArgAction::Count)]
     verbose: u8,
+    /// Write the search graph in Graphviz DOT (backward nodes with their
+    /// cubes and covering edges; the lazy abstraction tree).
+    #[arg(long, value_name = "FILE")]
+    dot: Option<PathBuf>,
     /// The property to check, as an SV-COMP property file: only
     /// `unreach-call` (`G ! call(reach_error())`) is supported.
     #[arg(long, value_name = "FILE")]
@@ -226,6 +230,16 @@ fn check(args: CheckArgs) -> ExitCode {
             }
         );
     }
+    if let Some(path) = &args.dot {
+        match &r.graph {
+            Some(g) => {
+                if let Err(e) = std::fs::write(path, report::dot::graph(g)) {
+                    eprintln!("{}: cannot write the search graph: {e}", path.display());
+                }
+            }
+            None => eprintln!("note: the answering engine ({}) has no search graph to draw", r.engine),
+        }
+    }
     if args.json {
         println!("{}", CheckReport::of(&args.file.display().to_string(), sys, &r, args.no_certify).to_json());
     } else {
@@ -279,6 +293,7 @@ fn options(args: &CheckArgs) -> CheckOptions {
         brab: args.brab,
         postpone: !args.no_postpone,
         accelerate: !args.no_accelerate,
+        graph: args.dot.is_some(),
     };
     CheckOptions {
         engine: args.engine,

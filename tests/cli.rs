@@ -278,3 +278,23 @@ fn clauses_name_distinct_variables() {
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("∀z1 ≠ z2. ¬("), "{out}");
 }
+
+/// `--dot` writes the search graph: backward nodes with their cubes and
+/// covering edges, or the lazy abstraction tree.
+#[test]
+fn dot_writes_the_search_graph() {
+    let dir = std::env::temp_dir().join(format!("arrax-dot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (model, engine) in [("models/mutex.mcmt", "bwd"), ("models/find.c", "lazy")] {
+        let file = dir.join(format!("{engine}.dot"));
+        let (code, out, err) = arrax(&["check", model, "--engine", engine, "--dot", file.to_str().unwrap()]);
+        assert_eq!(code, 0, "{out}{err}");
+        let dot = std::fs::read_to_string(&file).unwrap();
+        assert!(dot.starts_with("digraph search {") && dot.trim_end().ends_with('}'), "{dot}");
+        assert!(dot.contains("n0 [label=\"#0: ") && dot.contains(" -> n"), "{dot}");
+        if engine == "bwd" {
+            assert!(dot.contains("style=dashed"), "covering edges: {dot}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

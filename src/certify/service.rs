@@ -111,6 +111,7 @@ pub fn conclude(system: &System, outcome: Outcome, engine: &'static str, search:
         notes: outcome.notes,
         engine,
         solver: search,
+        graph: outcome.graph,
     };
     let mut cert = None;
     match outcome.answer {

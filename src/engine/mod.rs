@@ -121,6 +121,8 @@ pub struct Settings {
     /// Whether backward search also runs counter loops over processes at
     /// once (accelerated companions).
     pub accelerate: bool,
+    /// Whether engines hand back their search graph (`--dot`).
+    pub graph: bool,
 }
 
 impl Default for Settings {
@@ -136,6 +138,7 @@ impl Default for Settings {
             brab: 2,
             postpone: true,
             accelerate: true,
+            graph: false,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Presenting results: readable formulas, invariants, traces, statistics,
 //! the text of a check's answer, and its JSON report ([`json`]).
 
+pub mod dot;
 pub mod json;
 
 use crate::answer::{Certification, CheckResult, ConcreteTrace, Execution, Replayed, Stats, Value, Verdict};
@@ -56,6 +57,18 @@ fn leaf(t: &Term) -> String {
             _ => k.to_string(),
         },
         _ => t.to_string(),
+    }
+}
+
+/// A cube `∃z̄. φ` in readable form.
+pub fn cube(c: &Cube) -> String {
+    let vars: Vec<String> = c.vars.iter().map(|v| v.to_string()).collect();
+    let body: Vec<String> = c.lits.iter().map(|l| pretty_prec(l, 3)).collect();
+    let body = if body.is_empty() { "true".to_string() } else { body.join(" ∧ ") };
+    if vars.is_empty() {
+        body
+    } else {
+        format!("∃{}. {body}", vars.join(" "))
     }
 }
 

@@ -4,7 +4,7 @@
 //! is covered by the visited ones (safe: their negations form an inductive
 //! invariant). Visited cubes subsumed by a newer one are deleted.
 
-use crate::answer::{AbstractTrace, Answer, Counterexample, Edge, Hint, Limit, Proof, Stats};
+use crate::answer::{AbstractTrace, Answer, Counterexample, Edge, EdgeKind, GraphEdge, GraphNode, Hint, Limit, NodeKind, Proof, SearchGraph, Stats};
 use crate::system::cube::Cube;
 use crate::reach::fixpoint::{match_cube, subsumes, Facts, Match, Pattern};
 use crate::logic::{Op, Sort, Term};
@@ -403,6 +403,29 @@ impl<'a> Search<'a> {
             return Answer::Unknown(format!("process limit: pre-images naming more than {} processes were dropped", self.opts.max_procs));
         }
         Answer::Safe(self.proof())
+    }
+
+    /// The search as a graph: each node with its cube, pre-image edges
+    /// from a cube to its pre-images, covering edges to the coverers.
+    pub fn graph(&self) -> SearchGraph {
+        let mut g = SearchGraph::default();
+        for (id, n) in self.nodes.iter().enumerate() {
+            let kind = match (&n.fate, n.deleted.is_some(), n.parent) {
+                (_, true, _) => NodeKind::Deleted,
+                (Fate::Covered(_), ..) => NodeKind::Covered,
+                (Fate::Pending, ..) => NodeKind::Pending,
+                (Fate::Visited, _, None) => NodeKind::Root,
+                (Fate::Visited, _, Some(_)) => NodeKind::Visited,
+            };
+            g.nodes.push(GraphNode { cubes: vec![n.cube.clone()], kind });
+            if let (Some(p), Some(e)) = (n.parent, &n.edge) {
+                g.edges.push(GraphEdge { from: p, to: id, kind: EdgeKind::Pre(self.sys.transitions[e.transition].name.clone()) });
+            }
+            if let Fate::Covered(by) = &n.fate {
+                g.edges.extend(by.iter().map(|(c, _)| GraphEdge { from: id, to: *c, kind: EdgeKind::Covers }));
+            }
+        }
+        g
     }
 
     fn add(&mut self, cube: Cube, parent: Option<usize>, edge: Option<Edge>) -> usize {

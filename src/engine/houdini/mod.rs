@@ -89,6 +89,6 @@ impl crate::engine::Engine for CandidateInvariants {
             "engine: candidate invariants (templates tested on sampled executions, kept while inductive)".to_string(),
             format!("candidate invariants: {made} from templates, {sampled} not violated by sampled executions, {kept} in the fixpoint"),
         ];
-        crate::answer::Outcome { answer, stats: h.stats, notes }
+        crate::answer::Outcome::new(answer, h.stats, notes)
     }
 }

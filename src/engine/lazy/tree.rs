@@ -22,7 +22,7 @@
 //! - When no node is left to expand, the labels of the uncovered nodes form
 //!   an inductive invariant (certified by the caller).
 
-use crate::answer::{AbstractTrace, Answer, Counterexample, Edge, Limit, Proof, Stats};
+use crate::answer::{AbstractTrace, Answer, Counterexample, Edge, EdgeKind, GraphEdge, GraphNode, Limit, NodeKind, Proof, SearchGraph, Stats};
 use crate::reach::abstraction::abstract_cube;
 use crate::system::cube::{zvar, Cube};
 use crate::reach::fixpoint::{match_cube, Facts, Match, Pattern};
@@ -703,6 +703,29 @@ impl<'a> Lazy<'a> {
                 self.add(label, None, None);
             }
         }
+    }
+
+    /// The tree as a graph: each node with its label, an edge from a node
+    /// to each child (under its transition), covering edges to the coverers.
+    pub fn graph(&self) -> SearchGraph {
+        let mut g = SearchGraph::default();
+        for (id, n) in self.nodes.iter().enumerate() {
+            let kind = match (&n.state, n.parent) {
+                (State::Covered(_), _) => NodeKind::Covered,
+                (State::Deleted, _) => NodeKind::Deleted,
+                (State::Queued, _) => NodeKind::Pending,
+                (State::Expanded, None) => NodeKind::Root,
+                (State::Expanded, Some(_)) => NodeKind::Visited,
+            };
+            g.nodes.push(GraphNode { cubes: n.label.clone(), kind });
+            if let (Some(p), Some(t)) = (n.parent, n.via) {
+                g.edges.push(GraphEdge { from: p, to: id, kind: EdgeKind::Pre(self.sys.transitions[t].name.clone()) });
+            }
+            if let State::Covered(by) = &n.state {
+                g.edges.extend(by.iter().map(|c| GraphEdge { from: id, to: *c, kind: EdgeKind::Covers }));
+            }
+        }
+        g
     }
 
     fn label_text(&self, id: usize) -> String {

@@ -365,7 +365,7 @@ fn unsafe_hit(prog: &Program, st: &mut State, ch: &mut Chooser) -> Result<Option
 
 /// How one run went: its end, the steps it executed, the choices it made
 /// (none: every run from the same system does the same).
-struct Outcome {
+struct RunEnd {
     end: End,
     steps: u64,
     accelerated: u64,
@@ -381,11 +381,11 @@ struct Setting<'a> {
 }
 
 /// One run from a fresh initial state.
-fn run_once(set: &Setting, mode: Mode, seed: u64, spike: u64, limit: u64) -> Outcome {
+fn run_once(set: &Setting, mode: Mode, seed: u64, spike: u64, limit: u64) -> RunEnd {
     let constants = &set.prog.constants;
     let mut ch = Chooser::new(mode, seed, constants, spike);
     let (end, steps, accelerated) = execute(set, &mut ch, limit, &mut |_, _| true);
-    Outcome { end, steps, accelerated, choices: ch.choices }
+    RunEnd { end, steps, accelerated, choices: ch.choices }
 }
 
 /// One run of the forward engine: how it chooses values (mode, seed, the
@@ -792,6 +792,6 @@ impl crate::engine::Engine for ForwardExecution {
                 }
             }
         };
-        Outcome { answer, stats: crate::answer::Stats::default(), notes }
+        Outcome::new(answer, crate::answer::Stats::default(), notes)
     }
 }
