@@ -4,7 +4,6 @@
 pub mod instantiate;
 pub mod print;
 pub mod projection;
-pub mod smtlib;
 pub mod sort;
 pub mod subst;
 pub mod term;
