@@ -108,6 +108,10 @@ struct CheckArgs {
     /// (`-vv`: the search's steps; `-vvv`: everything; `RUST_LOG` overrides).
     #[arg(long, short, action = clap::ArgAction::Count)]
     verbose: u8,
+    /// Memory limit in MB (default: three quarters of the machine's): the
+    /// run ends UNKNOWN (memory), exit 3.
+    #[arg(long, value_name = "MB")]
+    memory: Option<u64>,
     /// Write the search graph in Graphviz DOT (backward nodes with their
     /// cubes and covering edges; the lazy abstraction tree).
     #[arg(long, value_name = "FILE")]
@@ -216,6 +220,7 @@ fn check(args: CheckArgs) -> ExitCode {
     init_logging(args.verbose);
     let opts = options(&args);
     on_interrupt(args.json, args.file.display().to_string());
+    watch_memory(args.memory.unwrap_or_else(default_memory_mb));
     if let Some(t) = opts.timeout {
         hard_deadline(t, args.json, args.file.display().to_string());
     }
@@ -248,6 +253,10 @@ fn check(args: CheckArgs) -> ExitCode {
     ExitCode::from(r.verdict.exit_code() as u8)
 }
 
+/// The most processes of BRAB's finite instance: beyond, explicit-state
+/// exploration of an instance cannot finish in reasonable time and memory.
+const MAX_BRAB: u64 = 6;
+
 /// Usage errors of `check` on this system (exit code 2).
 fn usage(args: &CheckArgs, sys: &arrax::system::System) -> Result<(), String> {
     if let Some(p) = &args.property {
@@ -257,6 +266,18 @@ fn usage(args: &CheckArgs, sys: &arrax::system::System) -> Result<(), String> {
     if let Some(t) = args.timeout {
         if !(t.is_finite() && t > 0.0 && t < 1e9) {
             return Err("error: --timeout must be a positive number of seconds (below 10^9)".into());
+        }
+    }
+    let ranges = [
+        ("--brab", args.brab as u64, 0, MAX_BRAB),
+        ("--max-procs", args.max_procs as u64, 1, 64),
+        ("--max-nodes", args.max_nodes.map_or(1, |n| n as u64), 1, u64::MAX),
+        ("--max-steps", args.max_steps.unwrap_or(1), 1, u64::MAX),
+        ("--memory", args.memory.unwrap_or(64), 64, u64::MAX),
+    ];
+    for (option, value, lo, hi) in ranges {
+        if value < lo || value > hi {
+            return Err(format!("error: {option} must be between {lo} and {hi} (got {value})"));
         }
     }
     for name in &args.abstract_terms {
@@ -376,17 +397,46 @@ fn on_interrupt(json: bool, file: String) {
         libc::signal(libc::SIGTERM, stop as *const () as libc::sighandler_t);
     }
     std::thread::spawn(move || {
-        while !arrax::engine::interrupted() {
+        let why = loop {
+            if let Some(why) = arrax::engine::stopped() {
+                break why;
+            }
             std::thread::sleep(Duration::from_millis(50));
-        }
+        };
         std::thread::sleep(Duration::from_secs(5));
         if json {
             let mut r = CheckReport::timed_out(&file, 0.0);
-            r.reason = Some("interrupted".into());
+            r.reason = Some(why.reason().into());
             println!("{}", r.to_json());
         } else {
-            println!("UNKNOWN (interrupted)");
+            println!("UNKNOWN ({})", why.reason());
         }
         std::process::exit(3);
     });
+}
+
+/// The memory limit: the process's resident memory is watched every
+/// 100 ms; above `mb` megabytes the engines are asked to stop and the run
+/// answers `UNKNOWN (memory)` (within 5 s, see [`on_interrupt`]).
+fn watch_memory(mb: u64) {
+    let page = u64::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
+    std::thread::spawn(move || loop {
+        let resident = std::fs::read_to_string("/proc/self/statm").ok().and_then(|s| s.split_whitespace().nth(1).and_then(|r| r.parse::<u64>().ok()));
+        match resident {
+            Some(pages) if pages.saturating_mul(page) > mb.saturating_mul(1 << 20) => {
+                arrax::engine::stop(arrax::engine::Stop::Memory);
+                return;
+            }
+            None => return,
+            _ => std::thread::sleep(Duration::from_millis(100)),
+        }
+    });
+}
+
+/// The default memory limit: three quarters of the machine's memory.
+fn default_memory_mb() -> u64 {
+    let total_kb = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        m.lines().find(|l| l.starts_with("MemTotal:")).and_then(|l| l.split_whitespace().nth(1).and_then(|k| k.parse::<u64>().ok()))
+    });
+    total_kb.map_or(8192, |kb| kb / 1024 * 3 / 4)
 }

@@ -298,3 +298,27 @@ fn dot_writes_the_search_graph() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Option values out of range are usage errors (exit 2), never a panic or
+/// a run that cannot end.
+#[test]
+fn option_values_out_of_range_are_usage_errors() {
+    for args in [["--timeout", "1e30"], ["--timeout", "0"], ["--timeout", "nan"], ["--brab", "1000000"], ["--max-procs", "0"], ["--max-nodes", "0"], ["--memory", "1"], ["--max-steps", "0"]] {
+        let (code, out, err) = arrax(&["check", "models/mutex.mcmt", args[0], args[1]]);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+/// The memory limit ends a run UNKNOWN (memory), exit 3.
+#[test]
+fn memory_limit_gives_unknown() {
+    // forward execution writing 400M cells of an array: its memory grows
+    let file = std::env::temp_dir().join(format!("arrax-big-{}.c", std::process::id()));
+    let src = "extern void reach_error(void);\nint a[400000000];\nint main() {\n  for (int i = 0; i < 400000000; i++) a[i] = i;\n  for (int i = 0; i < 400000000; i++) if (a[i] != i) reach_error();\n  return 0;\n}\n";
+    std::fs::write(&file, src).unwrap();
+    let (code, out, err) = arrax(&["check", file.to_str().unwrap(), "--engine", "run", "--memory", "100", "--timeout", "120"]);
+    let _ = std::fs::remove_file(&file);
+    assert_eq!(code, 3, "{out}{err}");
+    assert_eq!(last_line(&out), "UNKNOWN (memory)", "{out}");
+}

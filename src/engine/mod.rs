@@ -221,19 +221,53 @@ impl<'r> TraceCheck<'r> {
     }
 }
 
-/// Set when the user asked the run to stop (SIGINT, SIGTERM): engines end
-/// at their next limit check as if their time were up, and the run
-/// answers UNKNOWN (interrupted) with its statistics.
-static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// Why the run was asked to stop (0: it was not; see [`Stop`]): engines end
+/// at their next limit check as if their time were up, and the run answers
+/// UNKNOWN with the reason and its statistics.
+static STOP: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
 
-/// Asks every engine to stop (async-signal-safe: one atomic store).
+/// Why a run is asked to stop before its time is up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// The user asked (SIGINT, SIGTERM).
+    Interrupted = 1,
+    /// The memory limit was reached.
+    Memory = 2,
+}
+
+impl Stop {
+    /// The reason of the UNKNOWN answer.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Stop::Interrupted => "interrupted",
+            Stop::Memory => "memory",
+        }
+    }
+}
+
+/// Asks every engine to stop (async-signal-safe: one atomic store); the
+/// first reason given stays.
+pub fn stop(why: Stop) {
+    let _ = STOP.compare_exchange(0, why as u8, std::sync::atomic::Ordering::Relaxed, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Asks every engine to stop because the user asked.
 pub fn interrupt() {
-    INTERRUPTED.store(true, std::sync::atomic::Ordering::Relaxed);
+    stop(Stop::Interrupted);
+}
+
+/// Why the run was asked to stop, if it was.
+pub fn stopped() -> Option<Stop> {
+    match STOP.load(std::sync::atomic::Ordering::Relaxed) {
+        1 => Some(Stop::Interrupted),
+        2 => Some(Stop::Memory),
+        _ => None,
+    }
 }
 
 /// Whether the run was asked to stop.
 pub fn interrupted() -> bool {
-    INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed)
+    stopped().is_some()
 }
 
 /// Progress lines of a long search, at most one a second, at `info` level

@@ -187,8 +187,8 @@ pub fn solve(task: &Task, plan: &[Phase], settings: &Settings, limits: &Limits) 
             }
             return result;
         }
-        if crate::engine::interrupted() {
-            result.verdict = Verdict::Unknown("interrupted".into());
+        if let Some(why) = crate::engine::stopped() {
+            result.verdict = Verdict::Unknown(why.reason().into());
             return result;
         }
         if phase.engine != Choice::Run || last.is_none() {
@@ -196,7 +196,24 @@ pub fn solve(task: &Task, plan: &[Phase], settings: &Settings, limits: &Limits) 
         }
         ran.push(Some(Ran { result, given, time, splittable }));
     }
-    last.expect("a plan runs at least one phase")
+    let mut r = last.expect("a plan runs at least one phase");
+    // a timeout is the reason only when the run's time is up
+    if let (Verdict::Unknown(why), Some(l)) = (&r.verdict, left()) {
+        if why == "timeout" && l > Duration::from_secs(1) {
+            let each: Vec<String> = ran.iter().zip(&names).filter_map(|(r, n)| r.as_ref().map(|r| format!("{n}: {}", reason(&r.result.verdict)))).collect();
+            r.verdict = Verdict::Unknown(format!("every phase ended undecided with {:.1}s of the time limit left ({})", l.as_secs_f64(), each.join("; ")));
+        }
+    }
+    r
+}
+
+/// Why an undecided phase ended (a phase's timeout is its share's end).
+fn reason(v: &Verdict) -> String {
+    match v {
+        Verdict::Unknown(why) if why == "timeout" => "its share of the time ended".into(),
+        Verdict::Unknown(why) => why.clone(),
+        v => v.word().to_lowercase(),
+    }
 }
 
 /// Whether a phase runs, given what the earlier ones did.
