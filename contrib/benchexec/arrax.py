@@ -18,7 +18,11 @@ class Tool(benchexec.tools.template.BaseTool2):
     """
 
     def executable(self, tool_locator):
-        return tool_locator.find_executable("arrax", subdir="bin")
+        # an installation root (bin/arrax) or the folder holding the binary
+        try:
+            return tool_locator.find_executable("arrax", subdir="bin")
+        except benchexec.tools.template.ToolNotFoundException:
+            return tool_locator.find_executable("arrax")
 
     def name(self):
         return "arrax"

@@ -49,6 +49,14 @@ class ToolInfoTest(unittest.TestCase):
         if binary:
             self.assertRegex(self.tool.version(binary), r"^\d+\.\d+\.\d+")
 
+    def test_executable_in_a_root_or_beside(self):
+        binary = os.environ.get("ARRAX_BIN")
+        if not binary:
+            self.skipTest("ARRAX_BIN not set")
+        folder = os.path.dirname(os.path.abspath(binary))
+        found = self.tool.executable(BaseTool2.ToolLocator(tool_directory=folder))
+        self.assertEqual(os.path.abspath(found), os.path.abspath(binary))
+
     def test_cmdline(self):
         task = BaseTool2.Task.with_files(["prog.c"], property_file="unreach-call.prp", options={"language": "C", "data_model": "LP64"})
         cmd = self.tool.cmdline("bin/arrax", ["--engine", "auto"], task, Limits(cputime=900))
