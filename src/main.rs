@@ -150,12 +150,27 @@ enum SolverArg {
 }
 
 fn load(file: &Path) -> Result<frontend::Parsed, ExitCode> {
-    match frontend::parse_file(file) {
+    load_until(file, None, false)
+}
+
+/// Reads a model; a front end stopped by the deadline answers UNKNOWN
+/// (exit 3; one JSON object with `json`).
+fn load_until(file: &Path, deadline: Option<std::time::Instant>, json: bool) -> Result<frontend::Parsed, ExitCode> {
+    match frontend::parse_file_until(file, deadline) {
         Ok(p) => {
             for w in &p.warnings {
                 eprintln!("{}: warning: {}", file.display(), w);
             }
             Ok(p)
+        }
+        Err(d) if d.timed_out => {
+            if json {
+                let file = report::json_str(&file.display().to_string());
+                println!("{{\"file\":{file},\"verdict\":\"UNKNOWN\",\"reason\":\"timeout\",\"certified\":false}}");
+            } else {
+                println!("UNKNOWN (timeout)");
+            }
+            Err(ExitCode::from(3))
         }
         Err(d) => {
             eprintln!("{}", d.render(&file.display().to_string()));
@@ -202,8 +217,38 @@ fn main() -> ExitCode {
     }
 }
 
+/// A hard deadline: whatever reading or a search step does, a time limit
+/// ends the run UNKNOWN with exit code 3 shortly after it expires.
+fn hard_deadline(t: Duration, json: bool, file: String) {
+    std::thread::spawn(move || {
+        let wait = t.mul_f64(1.1) + Duration::from_secs(3);
+        std::thread::sleep(wait);
+        if json {
+            println!(
+                "{{\"file\":{},\"verdict\":\"UNKNOWN\",\"reason\":\"timeout\",\"certified\":false,\"time\":{:.4}}}",
+                report::json_str(&file),
+                wait.as_secs_f64()
+            );
+        } else {
+            println!("UNKNOWN (timeout)");
+        }
+        std::process::exit(3);
+    });
+}
+
 fn check(args: CheckArgs) -> ExitCode {
-    let parsed = match load(&args.file) {
+    if let Some(t) = args.timeout {
+        if !(t.is_finite() && t > 0.0) {
+            eprintln!("error: --timeout must be a positive number of seconds");
+            return ExitCode::from(2);
+        }
+    }
+    // the time limit covers reading the model too
+    let deadline = args.timeout.map(|t| std::time::Instant::now() + Duration::from_secs_f64(t));
+    if let Some(t) = args.timeout {
+        hard_deadline(Duration::from_secs_f64(t), args.json, args.file.display().to_string());
+    }
+    let parsed = match load_until(&args.file, deadline, args.json) {
         Ok(p) => p,
         Err(c) => return c,
     };
@@ -211,12 +256,6 @@ fn check(args: CheckArgs) -> ExitCode {
     if let Err(why) = driver::supported(sys) {
         eprintln!("{}:1:1: {why}", args.file.display());
         return ExitCode::from(2);
-    }
-    if let Some(t) = args.timeout {
-        if !(t.is_finite() && t > 0.0) {
-            eprintln!("error: --timeout must be a positive number of seconds");
-            return ExitCode::from(2);
-        }
     }
     for name in &args.abstract_terms {
         if !sys.vars.iter().map(|v| &v.term).chain(&sys.consts).any(|t| t.var_name() == Some(name)) {
@@ -245,7 +284,8 @@ fn check(args: CheckArgs) -> ExitCode {
             SearchArg::Bfs => Order::Bfs,
             SearchArg::Dfs => Order::Dfs,
         },
-        timeout: args.timeout.map(Duration::from_secs_f64),
+        // what reading the model left of the time limit
+        timeout: deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()).max(Duration::from_millis(1))),
         max_nodes: args.max_nodes,
         max_procs: args.max_procs,
         backend: match args.solver {
@@ -260,26 +300,6 @@ fn check(args: CheckArgs) -> ExitCode {
         postpone: !args.no_postpone,
         accelerate: !args.no_accelerate,
     };
-    // a hard deadline: whatever a search step does, a time limit ends the
-    // run UNKNOWN with exit code 3 shortly after it expires
-    if let Some(t) = opts.timeout {
-        let json = args.json;
-        let file = args.file.display().to_string();
-        std::thread::spawn(move || {
-            let wait = t.mul_f64(1.1) + Duration::from_secs(3);
-            std::thread::sleep(wait);
-            if json {
-                println!(
-                    "{{\"file\":{},\"verdict\":\"UNKNOWN\",\"reason\":\"timeout\",\"certified\":false,\"time\":{:.4}}}",
-                    report::json_str(&file),
-                    wait.as_secs_f64()
-                );
-            } else {
-                println!("UNKNOWN (timeout)");
-            }
-            std::process::exit(3);
-        });
-    }
     let r = driver::check(sys, &opts);
     if args.svcomp {
         println!(

@@ -552,6 +552,7 @@ impl Term {
     /// indices and beta-reduces lambdas.
     pub fn select(a: &Term, idx: &[Term]) -> Term {
         match a.op() {
+            Op::Lambda(vars) if **vars == *idx => return a.args()[0].clone(),
             Op::Lambda(vars) => {
                 let map: HashMap<Term, Term> = vars.iter().cloned().zip(idx.iter().cloned()).collect();
                 return super::subst::substitute(&a.args()[0], &map);
