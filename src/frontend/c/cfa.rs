@@ -52,15 +52,16 @@ pub enum Arith {
     Add,
     /// `-`
     Sub,
-    /// `*` (one operand is a constant)
+    /// `*`
     Mul,
-    /// C division (truncating) by a non-zero constant.
+    /// C division (truncating towards zero).
     Div,
-    /// C remainder by a non-zero constant.
+    /// C remainder (with the dividend's sign).
     Rem,
-    /// Floor division by a positive constant (`>>`, unsigned `/`).
+    /// Floor division (`>>`, unsigned `/`: the divisor is positive, or the
+    /// dividend non-negative).
     FloorDiv,
-    /// Euclidean remainder by a positive constant (unsigned `%`).
+    /// Euclidean remainder (unsigned `%`).
     EuclidRem,
 }
 
@@ -107,6 +108,11 @@ pub enum LExpr {
     Wrap(u32, Box<LExpr>),
     /// 1 if the value is non-zero, else 0 (conversion to `_Bool`).
     ToBool(Box<LExpr>),
+    /// A bitwise operator on two's complement words of the C type.
+    Bits(crate::logic::Bits, Box<LExpr>, Box<LExpr>),
+    /// `2^(e mod w)`: the factor of a shift by `e` on a `w`-bit value (the
+    /// amount taken modulo the width, as x86 processors do).
+    Pow2(u32, Box<LExpr>),
     /// Stores a value; the expression's value is the new value, or the old
     /// one when `post` (`x++`). The value may read [`LExpr::Current`].
     Assign {

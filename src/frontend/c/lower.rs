@@ -196,7 +196,7 @@ impl Exec<'_> {
         }
         let v = Term::var(&name, Sort::Int);
         self.values.push(v.clone());
-        for fact in [Term::le(&Term::int(lo), &v), Term::le(&v, &Term::int(hi))] {
+        for fact in range_facts(&v, lo, hi) {
             self.ranges.insert(fact.clone());
             s.assume(fact);
         }
@@ -297,31 +297,25 @@ impl Exec<'_> {
             LExpr::Neg(a) => self.int(s, a, cur).neg(),
             LExpr::Arith(op, a, b) => {
                 let (x, y) = (self.int(s, a, cur), self.int(s, b, cur));
-                let c = y.as_int().unwrap_or(1);
                 match op {
                     Arith::Add => Term::add([x, y]),
                     Arith::Sub => Term::sub(&x, &y),
                     Arith::Mul => Term::mul([x, y]),
                     Arith::FloorDiv => Term::div(&x, &y),
                     Arith::EuclidRem => Term::modulo(&x, &y),
-                    Arith::Div => {
-                        // C division truncates towards zero
-                        let k = Term::int(c.abs());
-                        let nonneg = Term::le(&Term::int(0), &x);
-                        let q = Term::ite(&nonneg, &Term::div(&x, &k), &Term::div(&x.neg(), &k).neg());
-                        if c < 0 {
-                            q.neg()
-                        } else {
-                            q
-                        }
-                    }
-                    Arith::Rem => {
-                        // the remainder takes the dividend's sign
-                        let k = Term::int(c.abs());
-                        let nonneg = Term::le(&Term::int(0), &x);
-                        Term::ite(&nonneg, &Term::modulo(&x, &k), &Term::modulo(&x.neg(), &k).neg())
-                    }
+                    Arith::Div | Arith::Rem => c_division(*op == Arith::Div, &x, &y),
                 }
+            }
+            LExpr::Bits(op, a, b) => {
+                let (x, y) = (self.int(s, a, cur), self.int(s, b, cur));
+                Term::bits(*op, &x, &y)
+            }
+            LExpr::Pow2(w, a) => {
+                // 2^(k mod w) as a choice among the w powers
+                let k = Term::modulo(&self.int(s, a, cur), &Term::int(*w as i64));
+                (0..(*w).min(63) as i64).rev().fold(Term::int(1i64 << (*w).min(63).saturating_sub(1)), |acc, e| {
+                    Term::ite(&Term::eq(&k, &Term::int(e)), &Term::int(1i64 << e), &acc)
+                })
             }
             LExpr::Wrap(bits, a) => Term::modulo(&self.int(s, a, cur), &Term::int(1i64 << bits)),
             LExpr::Ite(c, a, b) => {
@@ -511,8 +505,7 @@ pub fn lower(cfa: &Cfa, deadline: Option<std::time::Instant>) -> Result<System, 
     }
     for (i, v) in cfa.vars.iter().enumerate() {
         if v.dims == 0 && !v.global {
-            lits.push(Term::le(&Term::int(v.range.0), &vars[i]));
-            lits.push(Term::le(&vars[i], &Term::int(v.range.1)));
+            lits.extend(range_facts(&vars[i], v.range.0, v.range.1));
         }
     }
     sys.initial.push(Quantified { vars: vec![], lits });
@@ -559,14 +552,58 @@ pub fn lower(cfa: &Cfa, deadline: Option<std::time::Instant>) -> Result<System, 
     Ok(sys)
 }
 
+/// `lo <= v` and `v <= hi`; a lower bound `-2^63` (of 64-bit types) is
+/// left out, as arrax's terms do not negate that literal (the
+/// over-approximation adds only values no replayed trace can take).
+fn range_facts(v: &Term, lo: i64, hi: i64) -> Vec<Term> {
+    let mut out = vec![Term::le(v, &Term::int(hi))];
+    if lo != i64::MIN {
+        out.insert(0, Term::le(&Term::int(lo), v));
+    }
+    out
+}
+
+/// C's division (truncating towards zero) or remainder (with the
+/// dividend's sign) of `x` by `y`, from SMT-LIB's Euclidean `div` and `mod`
+/// of their absolute values (a divisor 0 is undefined in C: the term's
+/// value is then whatever `div` by 0 is).
+fn c_division(quotient: bool, x: &Term, y: &Term) -> Term {
+    let zero = Term::int(0);
+    if let Some(c) = y.as_int() {
+        let k = Term::int(c.abs());
+        let nonneg = Term::le(&zero, x);
+        if !quotient {
+            return Term::ite(&nonneg, &Term::modulo(x, &k), &Term::modulo(&x.neg(), &k).neg());
+        }
+        let q = Term::ite(&nonneg, &Term::div(x, &k), &Term::div(&x.neg(), &k).neg());
+        return if c < 0 { q.neg() } else { q };
+    }
+    let abs = |t: &Term| match t.as_int() {
+        Some(c) => Term::int(c.abs()),
+        None => Term::ite(&Term::le(&zero, t), t, &t.neg()),
+    };
+    let (x_nonneg, y_nonneg) = (Term::le(&zero, x), Term::le(&zero, y));
+    let (ax, ay) = (abs(x), abs(y));
+    if quotient {
+        let q = Term::div(&ax, &ay);
+        let same_sign = Term::or([Term::and([x_nonneg.clone(), y_nonneg.clone()]), Term::and([x_nonneg.not(), y_nonneg.not()])]);
+        Term::ite(&same_sign, &q, &q.neg())
+    } else {
+        let r = Term::modulo(&ax, &ay);
+        Term::ite(&x_nonneg, &r, &r.neg())
+    }
+}
+
 /// Whether an expression reads the place being assigned ([`LExpr::Current`]).
 fn uses_current(e: &LExpr) -> bool {
     match e {
         LExpr::Current => true,
         LExpr::Const(_) | LExpr::Scalar(_) | LExpr::Nondet(..) => false,
         LExpr::Read(_, idx) => idx.iter().any(uses_current),
-        LExpr::Neg(a) | LExpr::Not(a) | LExpr::Wrap(_, a) | LExpr::ToBool(a) => uses_current(a),
-        LExpr::Arith(_, a, b) | LExpr::Cmp(_, a, b) | LExpr::And(a, b) | LExpr::Or(a, b) => uses_current(a) || uses_current(b),
+        LExpr::Neg(a) | LExpr::Not(a) | LExpr::Wrap(_, a) | LExpr::ToBool(a) | LExpr::Pow2(_, a) => uses_current(a),
+        LExpr::Arith(_, a, b) | LExpr::Cmp(_, a, b) | LExpr::And(a, b) | LExpr::Or(a, b) | LExpr::Bits(_, a, b) => {
+            uses_current(a) || uses_current(b)
+        }
         LExpr::Ite(a, b, c) => uses_current(a) || uses_current(b) || uses_current(c),
         LExpr::Assign { lv, value, .. } => uses_current(value) || matches!(lv, LValue::Elem(_, idx) if idx.iter().any(uses_current)),
     }
