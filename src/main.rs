@@ -148,12 +148,26 @@ enum SolverArg {
 }
 
 fn load(file: &Path) -> Result<frontend::Parsed, ExitCode> {
-    match frontend::parse_file(file) {
+    load_until(file, None, false)
+}
+
+/// Reads a model; a front end stopped by the deadline answers UNKNOWN
+/// (exit 3; one JSON object with `json`).
+fn load_until(file: &Path, deadline: Option<std::time::Instant>, json: bool) -> Result<frontend::Parsed, ExitCode> {
+    match frontend::parse_file_until(file, deadline) {
         Ok(p) => {
             for w in &p.warnings {
                 eprintln!("{}: warning: {}", file.display(), w);
             }
             Ok(p)
+        }
+        Err(d) if d.timed_out => {
+            if json {
+                println!("{}", CheckReport::timed_out(&file.display().to_string(), 0.0).to_json());
+            } else {
+                println!("UNKNOWN (timeout)");
+            }
+            Err(ExitCode::from(3))
         }
         Err(d) => {
             eprintln!("{}", d.render(&file.display().to_string()));
@@ -208,7 +222,18 @@ fn main() -> ExitCode {
 }
 
 fn check(args: CheckArgs) -> ExitCode {
-    let parsed = match load(&args.file) {
+    if let Some(t) = args.timeout {
+        if !(t.is_finite() && t > 0.0 && t < 1e9) {
+            eprintln!("error: --timeout must be a positive number of seconds (below 10^9)");
+            return ExitCode::from(2);
+        }
+    }
+    // the time limit covers reading the model too
+    let deadline = args.timeout.map(|t| std::time::Instant::now() + Duration::from_secs_f64(t));
+    if let Some(t) = args.timeout {
+        hard_deadline(Duration::from_secs_f64(t), args.json, args.file.display().to_string());
+    }
+    let parsed = match load_until(&args.file, deadline, args.json) {
         Ok(p) => p,
         Err(c) => return c,
     };
@@ -218,12 +243,11 @@ fn check(args: CheckArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     init_logging(args.verbose);
-    let opts = options(&args);
+    let mut opts = options(&args);
+    // what reading the model left of the time limit
+    opts.timeout = deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()).max(Duration::from_millis(1)));
     on_interrupt(args.json, args.file.display().to_string());
     watch_memory(args.memory.unwrap_or_else(default_memory_mb));
-    if let Some(t) = opts.timeout {
-        hard_deadline(t, args.json, args.file.display().to_string());
-    }
     let r = driver::check(sys, &opts);
     if args.svcomp {
         println!(
@@ -327,8 +351,8 @@ fn options(args: &CheckArgs) -> CheckOptions {
     }
 }
 
-/// Whatever a search step does, a time limit ends the run UNKNOWN with
-/// exit code 3 shortly after it expires.
+/// A hard deadline: whatever reading or a search step does, a time limit
+/// ends the run UNKNOWN with exit code 3 shortly after it expires.
 fn hard_deadline(t: Duration, json: bool, file: String) {
     std::thread::spawn(move || {
         let wait = t.mul_f64(1.1) + Duration::from_secs(3);
