@@ -270,3 +270,25 @@ fn command_line_exits_2_on_deep_and_huge_inputs() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Inputs the fuzz targets crashed on (minimized), each now a located error.
+#[test]
+fn fuzz_crashes_are_located_errors() {
+    let cases = [
+        // an `:eevar` in the initial formula, or abstracted, was a free
+        // symbol of the system: its print did not read back (mcmt target)
+        (Format::Mcmt, ":eevar v int\n:local a int\n:initial\n:var x\n:cnj (< 0 v)\n:unsafe\n:var z1\n:cnj (= a[z1] 1)\n", (5, 11), "the :eevar 'v'"),
+        (Format::Mcmt, ":eevar v int\n:local a int\n:initial\n:var x\n:cnj (= a[x] 0)\n:unsafe\n:var z1\n:cnj (= a[z1] v)\n", (8, 15), "the :eevar 'v'"),
+        (
+            Format::Mcmt,
+            ":eevar v int\n:local a int\n:initial\n:var x\n:cnj (= a[x] 0)\n:unsafe\n:var z1\n:cnj (= a[z1] 1)\n:abstract v\n",
+            (9, 11),
+            "the :eevar 'v'",
+        ),
+    ];
+    for (format, src, at, msg) in cases {
+        let d = parse_str(src, format).err().unwrap_or_else(|| panic!("accepted:\n{src}"));
+        assert_eq!((d.line, d.col), at, "{d}");
+        assert!(d.message.contains(msg), "{d}");
+    }
+}
