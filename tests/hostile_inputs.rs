@@ -49,6 +49,9 @@ fn nested(format: Format, depth: usize, shape: &str) -> String {
         (Format::C, "parens") => ("(", "n == 1", ")"),
         (Format::C, "not") => ("!", "n", ""),
         (Format::C, "minus") => ("-", "n", ""),
+        (Format::Cubicle, "else") => ("if N = 1 then true else ", "N = 1", ""),
+        (Format::C, "else") => ("n == 1 ? 1 : ", "0", ""),
+        (_, "else") => ("(ite (= n 1) true ", "false", ")"),
         (_, "parens") => ("(and ", "true", ")"),
         (_, "not") => ("(not ", "true", ")"),
         _ => ("(- ", "(= n 1)", ")"),
@@ -62,9 +65,18 @@ fn nested(format: Format, depth: usize, shape: &str) -> String {
 #[test]
 fn deep_nesting_is_a_located_error() {
     for format in FORMATS {
-        for shape in ["parens", "not", "minus"] {
+        for shape in ["parens", "not", "minus", "else"] {
             for depth in [5_000, 50_000] {
                 let src = fill(format, &nested(format, depth, shape));
+                if (format, shape) == (Format::C, "else") {
+                    // not counted as nesting by the C front end: read, on the command line's
+                    // stack (50,000 take it nearly a minute: time quadratic in the chain)
+                    if depth > 5_000 {
+                        continue;
+                    }
+                    on_large_stack(|| read(&src, format).map(|_| ())).unwrap().unwrap_or_else(|e| panic!("C ?: chain of {depth}: {e}"));
+                    continue;
+                }
                 let err = read(&src, format).err().unwrap_or_else(|| panic!("{format:?} {shape} {depth}: accepted"));
                 assert!(err.contains("nesting"), "{format:?} {shape} {depth}: {err}");
             }
@@ -75,7 +87,7 @@ fn deep_nesting_is_a_located_error() {
 #[test]
 fn nesting_within_the_limit_is_read() {
     for format in [Format::Mcmt, Format::Canonical, Format::Cubicle] {
-        for shape in ["parens", "not"] {
+        for shape in ["parens", "not", "else"] {
             let src = fill(format, &nested(format, 300, shape));
             read(&src, format).unwrap_or_else(|e| panic!("{format:?} {shape}: {e}"));
         }
@@ -118,6 +130,18 @@ fn long_flat_chains_are_read_and_checked() {
             assert_eq!(r.verdict, want, "{format:?} {op}");
         }
     }
+}
+
+/// The C front end does not count a chain of conditionals in the else
+/// position (`c ? 1 : c ? 1 : … 0`) as nesting and reads it recursively:
+/// 5,000 of them overflow a test thread's stack (the command line, on its
+/// 256 MB stack, reads 50,000, in 52 s: time quadratic in the chain). To fix
+/// in `src/frontend/c/`, which this branch leaves to the C front end's own.
+#[test]
+#[ignore = "C front end stack overflow on an ordinary thread (src/frontend/c/ is being changed on branch c-frontend): a 5,000-long ?: chain"]
+fn c_conditional_chains_on_an_ordinary_thread() {
+    let src = fill(Format::C, &nested(Format::C, 5_000, "else"));
+    let _ = read(&src, Format::C);
 }
 
 /// The C front end lowers long chains recursively: on the command line's

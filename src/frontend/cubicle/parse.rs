@@ -429,6 +429,16 @@ impl Parser<'_> {
         self.atom()
     }
 
+    /// `c then t else e` after `if`.
+    fn ite(&mut self) -> Result<ExprKind, Diagnostic> {
+        let c = self.expr()?;
+        self.expect_kw("then")?;
+        let t = self.expr()?;
+        self.expect_kw("else")?;
+        let e = self.negation()?;
+        Ok(ExprKind::Ite(Box::new(c), Box::new(t), Box::new(e)))
+    }
+
     pub(super) fn atom(&mut self) -> Result<Expr, Diagnostic> {
         let at = self.pos();
         let tok = match self.peek() {
@@ -486,12 +496,11 @@ impl Parser<'_> {
                 }
                 "if" => {
                     self.i += 1;
-                    let c = self.expr()?;
-                    self.expect_kw("then")?;
-                    let t = self.expr()?;
-                    self.expect_kw("else")?;
-                    let e = self.negation()?;
-                    ExprKind::Ite(Box::new(c), Box::new(t), Box::new(e))
+                    // counted: an `else` branch is not read as a whole expression
+                    self.enter()?;
+                    let ite = self.ite();
+                    self.depth -= 1;
+                    ite?
                 }
                 _ => {
                     let (name, _) = self.name("a formula or a term")?;
