@@ -35,6 +35,24 @@ impl Default for CheckOptions {
     }
 }
 
+/// The stack of the thread the command line does its work on (and that
+/// tests and fuzz targets use to run as it does): deep inputs within the
+/// front ends' nesting limits, and long flat chains that some passes
+/// still walk recursively, must not exhaust it.
+pub const STACK_BYTES: usize = 256 << 20;
+
+/// Runs `work` on a thread with a [`STACK_BYTES`] stack and returns what it
+/// returns (a panic in it goes on here); an error if no thread can be started.
+pub fn on_large_stack<T: Send>(work: impl FnOnce() -> T + Send) -> std::io::Result<T> {
+    std::thread::scope(|s| {
+        let worker = std::thread::Builder::new().name("arrax".into()).stack_size(STACK_BYTES).spawn_scoped(s, work)?;
+        match worker.join() {
+            Ok(value) => Ok(value),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
+}
+
 /// Whether the system can be checked at all; else why not.
 pub fn supported(sys: &System) -> Result<(), String> {
     if sys.unsafe_.is_empty() {

@@ -192,6 +192,18 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    // deep inputs need more stack than the main thread has
+    match driver::on_large_stack(move || run(cli)) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: cannot start the worker thread: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Runs one command.
+fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Parse { file, lowered } => match load(&file) {
             Ok(p) => {

@@ -79,7 +79,7 @@ use syntax::*;
 /// Reads a Cubicle file into a system.
 pub fn parse(src: &str) -> Result<Parsed, Diagnostic> {
     let tokens = lex(src)?;
-    let items = Parser { src, toks: &tokens, i: 0 }.file()?;
+    let items = Parser { src, toks: &tokens, i: 0, depth: 0 }.file()?;
     Elab::new(src).system(&items)
 }
 

@@ -2,13 +2,41 @@
 //! tree.
 
 use super::*;
+use crate::frontend::sexp::MAX_DEPTH;
 use crate::frontend::{line_col, Diagnostic};
 
+/// Chains of an associative operator longer than this are grouped as a
+/// balanced tree (not a list nested as deep as it is long), so that no
+/// pass over the syntax tree recurses once per operand.
+const LONG_CHAIN: usize = 64;
 
 pub(super) struct Parser<'a> {
     pub(super) src: &'a str,
     pub(super) toks: &'a [Token],
     pub(super) i: usize,
+    /// How deeply the expression being read nests (bounded by [`MAX_DEPTH`]).
+    pub(super) depth: usize,
+}
+
+fn bin(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
+    Expr { pos: lhs.pos, kind: ExprKind::Bin(op, Box::new(lhs), Box::new(rhs)) }
+}
+
+/// `items` (at least one) joined by the associative `op`: nested to the
+/// left (or to the right) as the grammar reads a short chain, as a
+/// balanced tree when the chain is long.
+fn chain(op: BinOp, mut items: Vec<Expr>, to_the_right: bool) -> Expr {
+    if items.len() > LONG_CHAIN {
+        let right = items.split_off(items.len() / 2);
+        return bin(op, chain(op, items, to_the_right), chain(op, right, to_the_right));
+    }
+    if to_the_right {
+        let last = items.pop().expect("a chain has an operand");
+        return items.into_iter().rev().fold(last, |rhs, lhs| bin(op, lhs, rhs));
+    }
+    let mut items = items.into_iter();
+    let first = items.next().expect("a chain has an operand");
+    items.fold(first, |lhs, rhs| bin(op, lhs, rhs))
 }
 
 impl Parser<'_> {
@@ -280,7 +308,23 @@ impl Parser<'_> {
     // comparisons, `+`/`-`, `*`, unary `-`, atoms (quantifiers and
     // `if … then … else` extend as far right as they can).
 
+    /// One level deeper into an expression; an error past [`MAX_DEPTH`].
+    fn enter(&mut self) -> Result<(), Diagnostic> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.err(self.pos(), format!("nesting too deep (more than {MAX_DEPTH} levels)")));
+        }
+        Ok(())
+    }
+
     pub(super) fn expr(&mut self) -> Result<Expr, Diagnostic> {
+        self.enter()?;
+        let e = self.implication();
+        self.depth -= 1;
+        e
+    }
+
+    fn implication(&mut self) -> Result<Expr, Diagnostic> {
         let lhs = self.disjunction()?;
         let op = if self.is("=>") {
             BinOp::Imp
@@ -295,28 +339,28 @@ impl Parser<'_> {
     }
 
     pub(super) fn disjunction(&mut self) -> Result<Expr, Diagnostic> {
-        let lhs = self.conjunction()?;
-        if !self.eat("||") {
-            return Ok(lhs);
+        let mut items = vec![self.conjunction()?];
+        while self.eat("||") {
+            items.push(self.conjunction()?);
         }
-        let rhs = self.disjunction()?;
-        Ok(Expr { pos: lhs.pos, kind: ExprKind::Bin(BinOp::Or, Box::new(lhs), Box::new(rhs)) })
+        Ok(chain(BinOp::Or, items, true))
     }
 
     pub(super) fn conjunction(&mut self) -> Result<Expr, Diagnostic> {
-        let lhs = self.negation()?;
-        if !self.eat("&&") {
-            return Ok(lhs);
+        let mut items = vec![self.negation()?];
+        while self.eat("&&") {
+            items.push(self.negation()?);
         }
-        let rhs = self.conjunction()?;
-        Ok(Expr { pos: lhs.pos, kind: ExprKind::Bin(BinOp::And, Box::new(lhs), Box::new(rhs)) })
+        Ok(chain(BinOp::And, items, true))
     }
 
     pub(super) fn negation(&mut self) -> Result<Expr, Diagnostic> {
         let at = self.pos();
         if self.eat_kw("not") {
-            let e = self.negation()?;
-            return Ok(Expr { kind: ExprKind::Not(Box::new(e)), pos: at });
+            self.enter()?;
+            let e = self.negation();
+            self.depth -= 1;
+            return Ok(Expr { kind: ExprKind::Not(Box::new(e?)), pos: at });
         }
         self.comparison()
     }
@@ -342,40 +386,57 @@ impl Parser<'_> {
         Ok(Expr { pos: lhs.pos, kind: ExprKind::Bin(op, Box::new(lhs), Box::new(rhs)) })
     }
 
+    /// `a ± b ± …`, left-nested; a long chain is a balanced sum, each
+    /// subtracted operand negated.
     pub(super) fn sum(&mut self) -> Result<Expr, Diagnostic> {
-        let mut lhs = self.product()?;
+        let mut items = vec![(BinOp::Add, self.product()?)];
         loop {
             let op = if self.is("+") {
                 BinOp::Add
             } else if self.is("-") {
                 BinOp::Sub
             } else {
-                return Ok(lhs);
+                break;
             };
             self.i += 1;
-            let rhs = self.product()?;
-            lhs = Expr { pos: lhs.pos, kind: ExprKind::Bin(op, Box::new(lhs), Box::new(rhs)) };
+            items.push((op, self.product()?));
         }
+        if items.len() > LONG_CHAIN {
+            let neg = |(op, e): (BinOp, Expr)| if op == BinOp::Sub { Expr { pos: e.pos, kind: ExprKind::Neg(Box::new(e)) } } else { e };
+            return Ok(chain(BinOp::Add, items.into_iter().map(neg).collect(), false));
+        }
+        let mut items = items.into_iter();
+        let (_, first) = items.next().expect("a first operand");
+        Ok(items.fold(first, |lhs, (op, rhs)| bin(op, lhs, rhs)))
     }
 
     pub(super) fn product(&mut self) -> Result<Expr, Diagnostic> {
-        let mut lhs = self.unary()?;
-        loop {
-            if !self.eat("*") {
-                return Ok(lhs);
-            }
-            let rhs = self.unary()?;
-            lhs = Expr { pos: lhs.pos, kind: ExprKind::Bin(BinOp::Mul, Box::new(lhs), Box::new(rhs)) };
+        let mut items = vec![self.unary()?];
+        while self.eat("*") {
+            items.push(self.unary()?);
         }
+        Ok(chain(BinOp::Mul, items, false))
     }
 
     pub(super) fn unary(&mut self) -> Result<Expr, Diagnostic> {
         let at = self.pos();
         if self.eat("-") {
-            let e = self.unary()?;
-            return Ok(Expr { kind: ExprKind::Neg(Box::new(e)), pos: at });
+            self.enter()?;
+            let e = self.unary();
+            self.depth -= 1;
+            return Ok(Expr { kind: ExprKind::Neg(Box::new(e?)), pos: at });
         }
         self.atom()
+    }
+
+    /// `c then t else e` after `if`.
+    fn ite(&mut self) -> Result<ExprKind, Diagnostic> {
+        let c = self.expr()?;
+        self.expect_kw("then")?;
+        let t = self.expr()?;
+        self.expect_kw("else")?;
+        let e = self.negation()?;
+        Ok(ExprKind::Ite(Box::new(c), Box::new(t), Box::new(e)))
     }
 
     pub(super) fn atom(&mut self) -> Result<Expr, Diagnostic> {
@@ -435,12 +496,11 @@ impl Parser<'_> {
                 }
                 "if" => {
                     self.i += 1;
-                    let c = self.expr()?;
-                    self.expect_kw("then")?;
-                    let t = self.expr()?;
-                    self.expect_kw("else")?;
-                    let e = self.negation()?;
-                    ExprKind::Ite(Box::new(c), Box::new(t), Box::new(e))
+                    // counted: an `else` branch is not read as a whole expression
+                    self.enter()?;
+                    let ite = self.ite();
+                    self.depth -= 1;
+                    ite?
                 }
                 _ => {
                     let (name, _) = self.name("a formula or a term")?;

@@ -231,6 +231,7 @@ impl<'a> Builder<'a> {
             b.sys.transitions.push(tr);
         }
         for a in &raw.abstract_ {
+            b.no_eevar(a)?;
             let t = b.env.term(a)?;
             b.sys.abstract_terms.push(t);
         }
@@ -456,8 +457,24 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// Elaborates formulas inside a scope binding `vars`.
+    /// An error at the first `:eevar` in `e`: those values are chosen by
+    /// transitions, and mean nothing in initial, unsafe or axiom formulas,
+    /// hints or abstracted terms (there they would be free symbols).
+    pub(super) fn no_eevar(&self, e: &Sexp) -> Result<(), Diagnostic> {
+        match &e.kind {
+            SexpKind::Symbol(s) if self.eevars.iter().any(|(t, _)| t.var_name() == Some(s)) => {
+                Err(self.err(e.start, format!("the :eevar '{s}' is chosen by transitions and cannot appear outside them")))
+            }
+            SexpKind::List(items) => items.iter().try_for_each(|i| self.no_eevar(i)),
+            SexpKind::Select(name, idx) => std::iter::once(&**name).chain(idx).try_for_each(|i| self.no_eevar(i)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Elaborates formulas outside transitions inside a scope binding `vars`.
     pub(super) fn formulas_with<'s>(&mut self, vars: &[Term], es: impl IntoIterator<Item = &'s Sexp>) -> Result<Vec<Term>, Diagnostic> {
+        let es: Vec<&Sexp> = es.into_iter().collect();
+        es.iter().try_for_each(|e| self.no_eevar(e))?;
         self.env.push_scope();
         self.bind_all(vars);
         let r = es.into_iter().map(|e| self.env.formula(e)).collect();
