@@ -115,9 +115,22 @@ struct CheckArgs {
     /// Do not accelerate counter loops over processes (backward search).
     #[arg(long)]
     no_accelerate: bool,
-    /// Print search statistics.
-    #[arg(long, short)]
-    verbose: bool,
+    /// Print search statistics, and progress on stderr about once a second
+    /// (`-vv`: the search's steps; `-vvv`: everything; `RUST_LOG` overrides).
+    #[arg(long, short, action = clap::ArgAction::Count)]
+    verbose: u8,
+    /// Memory limit in MB (default: three quarters of the machine's): the
+    /// run ends UNKNOWN (memory), exit 3.
+    #[arg(long, value_name = "MB")]
+    memory: Option<u64>,
+    /// Write the search graph in Graphviz DOT (backward nodes with their
+    /// cubes and covering edges; the lazy abstraction tree).
+    #[arg(long, value_name = "FILE")]
+    dot: Option<PathBuf>,
+    /// The property to check, as an SV-COMP property file: only
+    /// `unreach-call` (`G ! call(reach_error())`) is supported.
+    #[arg(long, value_name = "FILE")]
+    property: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -152,17 +165,54 @@ enum SolverArg {
 }
 
 fn load(file: &Path) -> Result<frontend::Parsed, ExitCode> {
-    load_horn(file).map(|(p, _)| p)
+    load_until(file, None, Style::Text).map(|(p, _)| p)
 }
 
-/// Reads a model, and for Horn clauses the clauses; reports problems.
-fn load_horn(file: &Path) -> Result<(frontend::Parsed, Option<Horn>), ExitCode> {
-    match frontend::parse_file_horn(file) {
+/// How a run's answer is printed: text, one JSON object, or CHC-COMP's
+/// `sat`/`unsat`/`unknown`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Style {
+    Text,
+    Json,
+    Chc,
+}
+
+impl Style {
+    fn of(args: &CheckArgs) -> Style {
+        match (args.json, args.chc) {
+            (true, _) => Style::Json,
+            (false, true) => Style::Chc,
+            _ => Style::Text,
+        }
+    }
+
+    /// Prints an UNKNOWN answer given without the engines' result.
+    fn unknown(self, file: &str, reason: &str, secs: f64) {
+        match self {
+            Style::Json => {
+                let mut r = CheckReport::timed_out(file, secs);
+                r.reason = Some(reason.into());
+                println!("{}", r.to_json());
+            }
+            Style::Chc => println!("unknown\n; {reason}"),
+            Style::Text => println!("UNKNOWN ({reason})"),
+        }
+    }
+}
+
+/// Reads a model, and for Horn clauses the clauses; a front end stopped
+/// by the deadline answers UNKNOWN (exit 3, printed in `style`).
+fn load_until(file: &Path, deadline: Option<std::time::Instant>, style: Style) -> Result<(frontend::Parsed, Option<Horn>), ExitCode> {
+    match frontend::parse_file_horn(file, deadline) {
         Ok(p) => {
             for w in &p.0.warnings {
                 eprintln!("{}: warning: {}", file.display(), w);
             }
             Ok(p)
+        }
+        Err(d) if d.timed_out => {
+            style.unknown(&file.display().to_string(), "timeout", 0.0);
+            Err(ExitCode::from(3))
         }
         Err(d) => {
             eprintln!("{}", d.render(&file.display().to_string()));
@@ -172,6 +222,13 @@ fn load_horn(file: &Path) -> Result<(frontend::Parsed, Option<Horn>), ExitCode> 
 }
 
 fn main() -> ExitCode {
+    // a closed stdout (`arrax … | head -1`) ends the process quietly
+    // instead of a panic on the broken pipe
+    // SAFETY: restoring the default disposition of SIGPIPE before any
+    // thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -180,6 +237,18 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    // deep inputs need more stack than the main thread has
+    match driver::on_large_stack(move || run(cli)) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: cannot start the worker thread: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Runs one command.
+fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Parse { file, emit: Some(EmitArg::Chc), .. } => emit_chc(&file),
         Command::Parse { file, lowered, emit: None } => match load(&file) {
@@ -230,7 +299,19 @@ fn emit_chc(file: &Path) -> ExitCode {
 }
 
 fn check(args: CheckArgs) -> ExitCode {
-    let (parsed, horn) = match load_horn(&args.file) {
+    if let Some(t) = args.timeout {
+        if !(t.is_finite() && t > 0.0 && t < 1e9) {
+            eprintln!("error: --timeout must be a positive number of seconds (below 10^9)");
+            return ExitCode::from(2);
+        }
+    }
+    let style = Style::of(&args);
+    // the time limit covers reading the model too
+    let deadline = args.timeout.map(|t| std::time::Instant::now() + Duration::from_secs_f64(t));
+    if let Some(t) = args.timeout {
+        hard_deadline(Duration::from_secs_f64(t), style, args.file.display().to_string());
+    }
+    let (parsed, horn) = match load_until(&args.file, deadline, style) {
         Ok(p) => p,
         Err(c) => return c,
     };
@@ -250,10 +331,12 @@ fn check(args: CheckArgs) -> ExitCode {
         eprintln!("{why}");
         return ExitCode::from(2);
     }
-    let opts = options(&args);
-    if let Some(t) = opts.timeout {
-        hard_deadline(t, args.json, args.chc, args.file.display().to_string());
-    }
+    init_logging(args.verbose);
+    let mut opts = options(&args);
+    // what reading the model left of the time limit
+    opts.timeout = deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()).max(Duration::from_millis(1)));
+    on_interrupt(style, args.file.display().to_string());
+    watch_memory(args.memory.unwrap_or_else(default_memory_mb));
     let r = driver::check(sys, &opts);
     if let Some(h) = &horn {
         let (text, code) = report::chc::answer(sys, h, &r);
@@ -270,20 +353,49 @@ fn check(args: CheckArgs) -> ExitCode {
             }
         );
     }
+    if let Some(path) = &args.dot {
+        match &r.graph {
+            Some(g) => {
+                if let Err(e) = std::fs::write(path, report::dot::graph(g)) {
+                    eprintln!("{}: cannot write the search graph: {e}", path.display());
+                }
+            }
+            None => eprintln!("note: the answering engine ({}) has no search graph to draw", r.engine),
+        }
+    }
     if args.json {
         println!("{}", CheckReport::of(&args.file.display().to_string(), sys, &r, args.no_certify).to_json());
     } else {
-        print!("{}", report::text(sys, &r, args.verbose, args.no_certify));
+        print!("{}", report::text(sys, &r, args.verbose > 0, args.no_certify));
     }
     ExitCode::from(r.verdict.exit_code() as u8)
 }
 
+/// The most processes of BRAB's finite instance: beyond, explicit-state
+/// exploration of an instance cannot finish in reasonable time and memory.
+const MAX_BRAB: u64 = 6;
+
 /// Usage errors of `check` on this system (exit code 2).
 fn usage(args: &CheckArgs, sys: &arrax::system::System) -> Result<(), String> {
+    if let Some(p) = &args.property {
+        property(p)?;
+    }
     driver::supported(sys).map_err(|why| format!("{}:1:1: {why}", args.file.display()))?;
     if let Some(t) = args.timeout {
         if !(t.is_finite() && t > 0.0 && t < 1e9) {
             return Err("error: --timeout must be a positive number of seconds (below 10^9)".into());
+        }
+    }
+    let ranges = [
+        ("--brab", args.brab as u64, 0, MAX_BRAB),
+        ("--max-procs", args.max_procs as u64, 1, 64),
+        ("--max-nodes", args.max_nodes.map_or(1, |n| n as u64), 1, u64::MAX),
+        ("--max-steps", args.max_steps.unwrap_or(1), 1, u64::MAX),
+        ("--memory", args.memory.unwrap_or(64), 64, u64::MAX),
+    ];
+    for (option, value, lo, hi) in ranges {
+        if value < lo || value > hi {
+            return Err(format!("error: {option} must be between {lo} and {hi} (got {value})"));
         }
     }
     for name in &args.abstract_terms {
@@ -320,6 +432,7 @@ fn options(args: &CheckArgs) -> CheckOptions {
         brab: args.brab,
         postpone: !args.no_postpone,
         accelerate: !args.no_accelerate,
+        graph: args.dot.is_some(),
     };
     CheckOptions {
         engine: args.engine,
@@ -332,19 +445,106 @@ fn options(args: &CheckArgs) -> CheckOptions {
     }
 }
 
-/// Whatever a search step does, a time limit ends the run UNKNOWN with
-/// exit code 3 shortly after it expires.
-fn hard_deadline(t: Duration, json: bool, chc: bool, file: String) {
+/// A hard deadline: whatever reading or a search step does, a time limit
+/// ends the run UNKNOWN with exit code 3 shortly after it expires.
+fn hard_deadline(t: Duration, style: Style, file: String) {
     std::thread::spawn(move || {
         let wait = t.mul_f64(1.1) + Duration::from_secs(3);
         std::thread::sleep(wait);
-        if json {
-            println!("{}", CheckReport::timed_out(&file, wait.as_secs_f64()).to_json());
-        } else if chc {
-            println!("unknown\n; timeout");
-        } else {
-            println!("UNKNOWN (timeout)");
-        }
+        style.unknown(&file, "timeout", wait.as_secs_f64());
         std::process::exit(3);
     });
+}
+
+/// Checks that an SV-COMP property file asks for `unreach-call`, the one
+/// property arrax decides; else `file:line:col: message`.
+fn property(path: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read the property file: {e}", path.display()))?;
+    let wanted = |l: &str| {
+        let l: String = l.chars().filter(|c| !c.is_whitespace()).collect();
+        l.contains("G!call(reach_error())") || l.contains("G!call(__VERIFIER_error())")
+    };
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    if !lines.is_empty() && lines.iter().all(|l| wanted(l)) {
+        return Ok(());
+    }
+    let (n, line) = text.lines().enumerate().find(|(_, l)| !l.trim().is_empty() && !wanted(l)).unwrap_or((0, ""));
+    let col = line.len() - line.trim_start().len() + 1;
+    Err(format!(
+        "{}:{}:{col}: unsupported property `{}`: arrax checks only unreach-call (CHECK( init(main()), LTL(G ! call(reach_error())) ))",
+        path.display(),
+        n + 1,
+        line.trim()
+    ))
+}
+
+/// Progress and debugging lines on stderr: `-v` progress (info), `-vv`
+/// the search's steps (debug), `-vvv` everything (trace); `RUST_LOG`
+/// (e.g. `RUST_LOG=arrax=debug`) overrides.
+fn init_logging(verbose: u8) {
+    let level = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("arrax={level}")));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr())).with_target(false).with_timer(tracing_subscriber::fmt::time::uptime()).try_init();
+}
+
+/// SIGINT and SIGTERM ask the engines to stop: the run ends with its
+/// statistics and `UNKNOWN (interrupted)`, exit code 3. If it has not
+/// ended 5 s later (a long solver call), it is ended at once, the same way
+/// but without statistics; a second signal ends it at once too.
+fn on_interrupt(style: Style, file: String) {
+    extern "C" fn stop(_: libc::c_int) {
+        if arrax::engine::interrupted() {
+            // SAFETY: _exit is async-signal-safe.
+            unsafe { libc::_exit(3) }
+        }
+        arrax::engine::interrupt();
+    }
+    // SAFETY: the handler only makes an atomic store or calls _exit, both
+    // async-signal-safe.
+    unsafe {
+        libc::signal(libc::SIGINT, stop as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, stop as *const () as libc::sighandler_t);
+    }
+    std::thread::spawn(move || {
+        let why = loop {
+            if let Some(why) = arrax::engine::stopped() {
+                break why;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        std::thread::sleep(Duration::from_secs(5));
+        style.unknown(&file, why.reason(), 0.0);
+        std::process::exit(3);
+    });
+}
+
+/// The memory limit: the process's resident memory is watched every
+/// 100 ms; above `mb` megabytes the engines are asked to stop and the run
+/// answers `UNKNOWN (memory)` (within 5 s, see [`on_interrupt`]).
+fn watch_memory(mb: u64) {
+    let page = u64::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
+    std::thread::spawn(move || loop {
+        let resident = std::fs::read_to_string("/proc/self/statm").ok().and_then(|s| s.split_whitespace().nth(1).and_then(|r| r.parse::<u64>().ok()));
+        match resident {
+            Some(pages) if pages.saturating_mul(page) > mb.saturating_mul(1 << 20) => {
+                arrax::engine::stop(arrax::engine::Stop::Memory);
+                return;
+            }
+            None => return,
+            _ => std::thread::sleep(Duration::from_millis(100)),
+        }
+    });
+}
+
+/// The default memory limit: three quarters of the machine's memory.
+fn default_memory_mb() -> u64 {
+    let total_kb = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        m.lines().find(|l| l.starts_with("MemTotal:")).and_then(|l| l.split_whitespace().nth(1).and_then(|k| k.parse::<u64>().ok()))
+    });
+    total_kb.map_or(8192, |kb| kb / 1024 * 3 / 4)
 }

@@ -9,7 +9,7 @@ use arrax::driver::{check, CheckOptions, Verdict};
 use arrax::frontend::chc::{self, emit};
 use arrax::frontend::sexp::{read_all, Sexp};
 use arrax::frontend::{canonical, parse_file, parse_str, Format};
-use arrax::logic::smtlib;
+use arrax::smt::smtlib;
 use arrax::system::horn::Clauses;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -175,7 +175,7 @@ fn z3(script: &str) -> Vec<String> {
 /// Checks a file with `--chc` semantics and returns the model (SAFE) or
 /// the derivation (UNSAFE) text.
 fn chc_answer(path: &Path, timeout: u64) -> (String, u8) {
-    let (parsed, horn) = arrax::frontend::parse_file_horn(path).unwrap();
+    let (parsed, horn) = arrax::frontend::parse_file_horn(path, None).unwrap();
     let horn = horn.unwrap_or_else(|| emit::clauses(&parsed.system).unwrap());
     let opts = CheckOptions { timeout: Some(Duration::from_secs(timeout)), ..CheckOptions::default() };
     let r = check(&parsed.system, &opts);

@@ -10,7 +10,8 @@
 use super::summarise;
 use crate::answer::{CheckResult, ConcreteTrace, Execution, Replayed, Value, Verdict};
 use crate::certify::horn::{check_model, ModelCheck};
-use crate::logic::{free_vars, smtlib, substitute, Op, Sort, Term};
+use crate::logic::{free_vars, substitute, Op, Sort, Term};
+use crate::smt::smtlib;
 use crate::system::cube::Cube;
 use crate::system::horn::{Clauses, Horn};
 use crate::system::System;

@@ -8,7 +8,8 @@
 //! answers can be given in the clauses' terms: a model (one definition per
 //! predicate) for SAFE, a derivation for UNSAFE.
 
-use crate::logic::{smtlib, substitute, Sort, Term};
+use crate::logic::{substitute, Sort, Term};
+use crate::smt::smtlib;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
