@@ -167,7 +167,7 @@ fn model_check_script(src: &str, model: &str) -> String {
 fn z3(script: &str) -> Vec<String> {
     let file = std::env::temp_dir().join(format!("arrax-chc-{}-{}.smt2", std::process::id(), script.len()));
     std::fs::write(&file, script).unwrap();
-    let out = Command::new(env!("ARRAX_Z3")).arg("-T:120").arg(&file).output().expect("the z3 executable (scripts/fetch-solvers.sh)");
+    let out = Command::new(common::z3_binary()).arg("-T:120").arg(&file).output().expect("the z3 executable (scripts/fetch-solvers.sh)");
     let _ = std::fs::remove_file(&file);
     String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect()
 }

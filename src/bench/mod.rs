@@ -62,8 +62,13 @@ pub struct BenchArgs {
     /// same limits, on arrax's export of the task (`parse --emit chc`),
     /// and print the two side by side: `spacer` is z3's Spacer with
     /// Quic3's options.
-    #[arg(long, value_enum, conflicts_with_all = ["csv", "json"])]
-    pub peer: Option<peer::Peer>,
+    #[arg(long, value_enum, conflicts_with_all = ["csv", "json", "peer_command"])]
+    pub peer: Option<peer::Preset>,
+    /// Another peer CHC solver, as a command line: `{file}` stands for the
+    /// task's Horn clauses (appended when absent), `{timeout}` for the
+    /// time limit in seconds; it answers `sat`/`unsat`/`unknown` first.
+    #[arg(long, conflicts_with_all = ["csv", "json"])]
+    pub peer_command: Option<String>,
     /// The z3 executable of `--peer spacer` (by default the one
     /// `scripts/fetch-solvers.sh` unpacked into `solvers/bin`).
     #[arg(long)]
@@ -134,9 +139,10 @@ fn bench(args: &BenchArgs) -> Result<bool, String> {
         mem_limit_mb: args.mem_limit,
         extra,
     };
-    let peer = match args.peer {
-        Some(peer::Peer::Spacer) => Some(peer_runner(args, &runner)?),
-        None => None,
+    let peer = match (args.peer, &args.peer_command) {
+        (Some(p), _) => Some(peer_runner(args, &runner, peer::Peer::preset(p, &z3(args)?))?),
+        (None, Some(line)) => Some(peer_runner(args, &runner, peer::Peer::command_line(line)?)?),
+        (None, None) => None,
     };
     let start = Instant::now();
     let (runs, peers) = run_all(&runner, peer.as_ref(), tasks, args.jobs);
@@ -153,22 +159,27 @@ fn bench(args: &BenchArgs) -> Result<bool, String> {
     }
     if let Some(p) = &peer {
         println!();
-        print!("{}", peer::comparison(&runs, &peers, args.timeout));
+        print!("{}", peer::comparison(&runs, &peers, &p.peer, args.timeout));
         let _ = std::fs::remove_dir_all(&p.dir);
     }
     Ok(summary.failed())
 }
 
-/// The peer's runner: the z3 executable (checked to start) and a folder for the exports.
-fn peer_runner(args: &BenchArgs, runner: &Runner) -> Result<peer::PeerRunner, String> {
+/// The z3 executable of the Spacer preset, checked to start.
+fn z3(args: &BenchArgs) -> Result<PathBuf, String> {
     let z3 = args.z3.clone().unwrap_or_else(|| PathBuf::from(env!("ARRAX_Z3")));
     let version = std::process::Command::new(&z3).arg("--version").output();
     if !version.is_ok_and(|o| o.status.success()) {
         return Err(format!("{}: no z3 executable there (run scripts/fetch-solvers.sh, or give --z3)", z3.display()));
     }
+    Ok(z3)
+}
+
+/// The peer's runner, with a folder for the translated tasks.
+fn peer_runner(args: &BenchArgs, runner: &Runner, peer: peer::Peer) -> Result<peer::PeerRunner, String> {
     let dir = std::env::temp_dir().join(format!("arrax-peer-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    Ok(peer::PeerRunner { exe: runner.exe.clone(), z3, timeout: args.timeout, mem_limit_mb: args.mem_limit, dir })
+    Ok(peer::PeerRunner { exe: runner.exe.clone(), peer, timeout: args.timeout, mem_limit_mb: args.mem_limit, dir })
 }
 
 /// Runs the tasks on `jobs` threads, each task's peer run (if any) right

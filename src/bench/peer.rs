@@ -1,23 +1,27 @@
-//! A peer CHC solver side by side with arrax: for each task, after
-//! arrax's own run, the task is exported as Horn clauses by arrax's
-//! front end (`arrax parse --emit chc`, a child process) and the peer runs
-//! on the export with the same time and memory limits. The peer is Spacer:
-//! z3's fixedpoint engine with Quic3's options (quantified lemmas for
-//! arrays). Its `sat` (safe) and `unsat` (unsafe) count as decided only
-//! when they agree with the expected verdict; a disagreement is printed
-//! loudly. Tasks the front end cannot export are listed apart.
+//! A peer solver side by side with arrax. A peer is a command and the
+//! translation of a task into the language it reads: Horn clauses, which
+//! arrax's own export writes (`arrax parse --emit chc`, a child process;
+//! a task already in Horn clauses is given as it is). For each task,
+//! after arrax's own run, the peer runs on the translation with the same
+//! time and memory limits, and answers on its first line as CHC-COMP's
+//! solvers do (`sat`: safe, `unsat`: unsafe). The preset `spacer` is z3's
+//! fixedpoint engine with Quic3's options (quantified lemmas for arrays);
+//! any other CHC solver is a command line. A peer's answer counts as
+//! decided only when it agrees with the expected verdict; a disagreement
+//! is printed loudly. Tasks the front end cannot export are listed apart.
 
 use super::child::{drain, limit_memory, wait_with_deadline, Run, GRACE};
 use super::manifest::{Answer, Task};
+use crate::frontend::Format;
 use super::results::{aligned, median_geomean, MIN_RATIO_TIME};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// The peer solvers `bench --peer` knows.
+/// The peers `bench --peer` knows by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Peer {
+pub enum Preset {
     /// z3's Spacer with Quic3's options.
     Spacer,
 }
@@ -25,6 +29,53 @@ pub enum Peer {
 /// z3's options for Spacer with quantified lemmas (Quic3).
 pub const SPACER_OPTIONS: &[&str] =
     &["fp.engine=spacer", "fp.spacer.q3.use_qgen=true", "fp.spacer.ground_pobs=false", "fp.spacer.mbqi=false", "fp.spacer.use_euf_gen=true"];
+
+/// A peer: its name in the tables and its command line, where `{file}`
+/// stands for the translated task and `{timeout}` for the time limit in
+/// whole seconds (the file is appended when no argument names it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Peer {
+    /// The name shown in the tables.
+    pub name: String,
+    /// The program and its arguments.
+    pub command: Vec<String>,
+}
+
+impl Peer {
+    /// The preset `p`, run by the z3 executable `z3`.
+    pub fn preset(p: Preset, z3: &Path) -> Peer {
+        match p {
+            Preset::Spacer => {
+                let mut command = vec![z3.display().to_string()];
+                command.extend(SPACER_OPTIONS.iter().map(|o| o.to_string()));
+                command.extend(["-T:{timeout}".to_string(), "{file}".to_string()]);
+                Peer { name: "spacer".into(), command }
+            }
+        }
+    }
+
+    /// A peer given as a command line (words split at white space), named
+    /// after its program's file name.
+    pub fn command_line(line: &str) -> Result<Peer, String> {
+        let command: Vec<String> = line.split_whitespace().map(str::to_string).collect();
+        let program = command.first().ok_or("--peer-command: an empty command")?;
+        let name = Path::new(program).file_name().map_or(program.clone(), |n| n.to_string_lossy().to_string());
+        Ok(Peer { name, command })
+    }
+
+    /// The command on `file` with the time limit `timeout` (seconds).
+    fn on(&self, file: &Path, timeout: f64) -> Command {
+        let seconds = (timeout.ceil() as u64).to_string();
+        let mut args: Vec<String> =
+            self.command[1..].iter().map(|a| a.replace("{file}", &file.display().to_string()).replace("{timeout}", &seconds)).collect();
+        if !self.command[1..].iter().any(|a| a.contains("{file}")) {
+            args.push(file.display().to_string());
+        }
+        let mut cmd = Command::new(&self.command[0]);
+        cmd.args(args);
+        cmd
+    }
+}
 
 /// Longest time the export of one task may take.
 const EXPORT_LIMIT: Duration = Duration::from_secs(120);
@@ -62,8 +113,8 @@ impl PeerRun {
 pub struct PeerRunner {
     /// The arrax executable (for the export).
     pub exe: PathBuf,
-    /// The z3 executable.
-    pub z3: PathBuf,
+    /// The peer.
+    pub peer: Peer,
     /// The time limit (seconds), as for arrax.
     pub timeout: f64,
     /// The memory limit in MB (0: none).
@@ -73,14 +124,18 @@ pub struct PeerRunner {
 }
 
 impl PeerRunner {
-    /// Exports task number `k` and runs the peer on it.
+    /// Translates task number `k` and runs the peer on it.
     pub fn run(&self, task: &Task, k: usize) -> PeerRun {
         let file = self.dir.join(format!("task{k}.smt2"));
-        if let Err(outcome) = self.export(&task.path, &file) {
+        let translated = match Format::of_path(&task.path) {
+            Format::Chc => std::fs::copy(&task.path, &file).map(|_| ()).map_err(|e| PeerOutcome::Failed(format!("cannot copy the task: {e}"))),
+            _ => self.export(&task.path, &file),
+        };
+        if let Err(outcome) = translated {
             return PeerRun { outcome, wall: 0.0 };
         }
         let start = Instant::now();
-        let outcome = self.spacer(&file);
+        let outcome = self.answer(&file);
         PeerRun { outcome, wall: start.elapsed().as_secs_f64() }
     }
 
@@ -98,10 +153,9 @@ impl PeerRunner {
         }
     }
 
-    /// z3 with Spacer's options on the exported file.
-    fn spacer(&self, file: &Path) -> PeerOutcome {
-        let mut cmd = Command::new(&self.z3);
-        cmd.args(SPACER_OPTIONS).arg(format!("-T:{}", self.timeout.ceil() as u64)).arg(file);
+    /// The peer's answer on the translated file.
+    fn answer(&self, file: &Path) -> PeerOutcome {
+        let mut cmd = self.peer.on(file, self.timeout);
         cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
         if self.mem_limit_mb > 0 {
             cmd = limit_memory(cmd, self.mem_limit_mb);
@@ -131,86 +185,140 @@ fn run_child(mut cmd: Command, limit: Duration) -> Result<(Option<i32>, String, 
     Ok((status.code(), out, err))
 }
 
-/// How a task compares.
-fn compare(expected: Option<Answer>, ours: Option<Answer>, theirs: &PeerRun) -> &'static str {
-    let decided = |a: Option<Answer>| a.is_some_and(|a| a != Answer::Unknown);
-    let right = |a: Option<Answer>| decided(a) && a == expected;
-    let wrong = |a: Option<Answer>| decided(a) && expected.is_some_and(|e| e != Answer::Unknown) && a != expected;
-    let peer = theirs.answer();
-    match theirs.outcome {
-        _ if wrong(ours) => "ARRAX WRONG",
-        _ if wrong(peer) => "SPACER DISAGREES",
-        PeerOutcome::NotExported(_) => "not exported",
-        PeerOutcome::Failed(_) => "spacer failed",
-        _ if right(ours) && right(peer) => "both",
-        _ if right(ours) => "only arrax",
-        _ if right(peer) => "only spacer",
-        _ => "neither",
+/// How a task's two answers stand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Standing {
+    /// arrax's verdict contradicts the expected one.
+    ArraxWrong,
+    /// The peer's verdict contradicts the expected one.
+    PeerWrong,
+    /// arrax's front end could not export the task.
+    NotExported,
+    /// The export or the peer failed.
+    PeerFailed,
+    /// Both decided it as expected.
+    Both,
+    /// Only arrax decided it.
+    OnlyArrax,
+    /// Only the peer decided it.
+    OnlyPeer,
+    /// Neither decided it.
+    Neither,
+}
+
+impl Standing {
+    /// How a task with these answers stands.
+    fn of(expected: Option<Answer>, ours: Option<Answer>, theirs: &PeerRun) -> Standing {
+        let wrong = |a: Option<Answer>| decided(a) && expected.is_some_and(|e| e != Answer::Unknown) && a != expected;
+        let right = |a: Option<Answer>| decided(a) && a == expected;
+        let peer = theirs.answer();
+        match theirs.outcome {
+            _ if wrong(ours) => Standing::ArraxWrong,
+            _ if wrong(peer) => Standing::PeerWrong,
+            PeerOutcome::NotExported(_) => Standing::NotExported,
+            PeerOutcome::Failed(_) => Standing::PeerFailed,
+            _ if right(ours) && right(peer) => Standing::Both,
+            _ if right(ours) => Standing::OnlyArrax,
+            _ if right(peer) => Standing::OnlyPeer,
+            _ => Standing::Neither,
+        }
+    }
+
+    /// The table's words for it (`peer`: the peer's name).
+    fn label(self, peer: &str) -> String {
+        match self {
+            Standing::ArraxWrong => "ARRAX WRONG".into(),
+            Standing::PeerWrong => format!("{} DISAGREES", peer.to_uppercase()),
+            Standing::NotExported => "not exported".into(),
+            Standing::PeerFailed => format!("{peer} failed"),
+            Standing::Both => "both".into(),
+            Standing::OnlyArrax => "only arrax".into(),
+            Standing::OnlyPeer => format!("only {peer}"),
+            Standing::Neither => "neither".into(),
+        }
     }
 }
 
-/// The side-by-side table and its totals.
-pub fn comparison(runs: &[Run], peers: &[PeerRun], timeout: f64) -> String {
-    let ours = |r: &Run| r.outcome.as_ref().ok().map(|a| a.verdict);
-    let mut rows = vec![];
-    let (mut only_ours, mut only_theirs, mut loud, mut unexported, mut ratios) = (vec![], vec![], vec![], vec![], vec![]);
-    let (mut ours_decided, mut ours_exported, mut theirs_decided) = (0, 0, 0);
-    for (r, p) in runs.iter().zip(peers) {
-        let name = r.task.path.display().to_string();
-        let how = compare(r.task.expected, ours(r), p);
-        let peer_got = match &p.outcome {
-            PeerOutcome::Answer(a) => a.as_str().to_string(),
-            PeerOutcome::NotExported(_) => "-".to_string(),
-            PeerOutcome::Failed(_) => "FAILED".to_string(),
-        };
-        match how {
-            "both" => ratios.push(p.wall.max(MIN_RATIO_TIME) / r.wall.max(MIN_RATIO_TIME)),
-            "only arrax" => only_ours.push(name.clone()),
-            "only spacer" => only_theirs.push(name.clone()),
-            "ARRAX WRONG" | "SPACER DISAGREES" => {
-                loud.push(format!("!!! {how}: {name}: expected {}, arrax {}, spacer {peer_got}", r.task.expected.map_or("-", Answer::as_str), r.got()))
-            }
-            _ => {}
-        }
-        let exported = !matches!(p.outcome, PeerOutcome::NotExported(_));
-        let right = |a: Option<Answer>| a.is_some_and(|a| a != Answer::Unknown) && a == r.task.expected;
-        ours_decided += usize::from(right(ours(r)));
-        ours_exported += usize::from(right(ours(r)) && exported);
-        theirs_decided += usize::from(right(p.answer()));
-        if let PeerOutcome::NotExported(why) | PeerOutcome::Failed(why) = &p.outcome {
-            unexported.push(format!("{name}: {why}"));
-        }
-        let ratio = if how == "both" { format!("{:.2}", p.wall.max(MIN_RATIO_TIME) / r.wall.max(MIN_RATIO_TIME)) } else { "-".into() };
-        let time = |ok: bool, t: f64| if ok { format!("{t:.2}") } else { "-".into() };
-        let peer_ran = matches!(p.outcome, PeerOutcome::Answer(_));
-        let expected = r.task.expected.map_or("-", Answer::as_str).to_string();
-        rows.push(vec![name, expected, r.got().to_string(), time(true, r.wall), peer_got, time(peer_ran, p.wall), ratio, how.to_string()]);
-    }
-    const HEAD: [&str; 8] = ["task", "expected", "arrax", "time (s)", "spacer", "time (s)", "spacer/arrax", "decided by"];
+/// A verdict other than UNKNOWN.
+fn decided(a: Option<Answer>) -> bool {
+    a.is_some_and(|a| a != Answer::Unknown)
+}
+
+/// The time ratio peer/arrax of a task both decide.
+fn ratio(r: &Run, p: &PeerRun) -> f64 {
+    p.wall.max(MIN_RATIO_TIME) / r.wall.max(MIN_RATIO_TIME)
+}
+
+/// arrax's verdict on a task, if it gave one.
+fn ours(r: &Run) -> Option<Answer> {
+    r.outcome.as_ref().ok().map(|a| a.verdict)
+}
+
+/// One row of the side-by-side table.
+fn row(r: &Run, p: &PeerRun, standing: Standing, peer: &str) -> Vec<String> {
+    let peer_got = match &p.outcome {
+        PeerOutcome::Answer(a) => a.as_str().to_string(),
+        PeerOutcome::NotExported(_) => "-".to_string(),
+        PeerOutcome::Failed(_) => "FAILED".to_string(),
+    };
+    let ratio = if standing == Standing::Both { format!("{:.2}", ratio(r, p)) } else { "-".into() };
+    let peer_time = if matches!(p.outcome, PeerOutcome::Answer(_)) { format!("{:.2}", p.wall) } else { "-".into() };
+    let expected = r.task.expected.map_or("-", Answer::as_str).to_string();
+    vec![r.task.path.display().to_string(), expected, r.got().to_string(), format!("{:.2}", r.wall), peer_got, peer_time, ratio, standing.label(peer)]
+}
+
+/// The side-by-side table of arrax's runs and the peer's, and its totals.
+pub fn comparison(runs: &[Run], peers: &[PeerRun], peer: &Peer, timeout: f64) -> String {
+    let name = peer.name.as_str();
+    let standings: Vec<Standing> = runs.iter().zip(peers).map(|(r, p)| Standing::of(r.task.expected, ours(r), p)).collect();
+    let rows: Vec<Vec<String>> = runs.iter().zip(peers).zip(&standings).map(|((r, p), &s)| row(r, p, s, name)).collect();
+    let head = ["task", "expected", "arrax", "time (s)", name, "time (s)", &format!("{name}/arrax"), "decided by"];
     const RIGHT: [bool; 8] = [false, false, false, true, false, true, true, false];
-    let mut out = format!("arrax and Spacer (z3 {}) on arrax's export, {timeout} s each:\n", SPACER_OPTIONS.join(" "));
-    out.push_str(&aligned(&HEAD, &RIGHT, &rows, &(0..8).collect::<Vec<_>>()));
-    let n = runs.len();
-    let refused = peers.iter().filter(|p| matches!(p.outcome, PeerOutcome::NotExported(_))).count();
-    let _ = writeln!(out, "\n{n} tasks, {} exported to Horn clauses ({refused} refused by arrax's front end)", n - refused);
-    let _ = writeln!(out, "decided (agreeing with the expected verdict): arrax {ours_decided} ({ours_exported} of them exported), spacer {theirs_decided}");
-    let (median, geomean) = median_geomean(ratios.clone());
-    if let (Some(m), Some(g)) = (median, geomean) {
-        let _ = writeln!(out, "decided by both: {}; time spacer/arrax: median {m:.2}, geometric mean {g:.2}", ratios.len());
-    } else {
-        let _ = writeln!(out, "decided by both: 0");
+    let mut out = format!("arrax and {name} ({}) on arrax's export, {timeout} s each:\n", peer.command.join(" "));
+    out.push_str(&aligned(&head, &RIGHT, &rows, &(0..8).collect::<Vec<_>>()));
+    out.push_str(&totals(runs, peers, &standings, name));
+    out
+}
+
+/// The totals under the table: decided counts, time ratios on the tasks
+/// both decide, the tasks only one decides, what the peer did not run,
+/// and every disagreement.
+fn totals(runs: &[Run], peers: &[PeerRun], standings: &[Standing], name: &str) -> String {
+    let tasks = |s: Standing| -> Vec<String> {
+        runs.iter().zip(standings).filter(|(_, &t)| t == s).map(|(r, _)| r.task.path.display().to_string()).collect()
+    };
+    let right = |r: &Run, a: Option<Answer>| decided(a) && a == r.task.expected;
+    let exported = |p: &PeerRun| !matches!(p.outcome, PeerOutcome::NotExported(_));
+    let ours_decided = runs.iter().filter(|r| right(r, ours(r))).count();
+    let ours_exported = runs.iter().zip(peers).filter(|(r, p)| right(r, ours(r)) && exported(p)).count();
+    let theirs_decided = runs.iter().zip(peers).filter(|(r, p)| right(r, p.answer())).count();
+    let refused = peers.iter().filter(|p| !exported(p)).count();
+    let mut out = String::new();
+    let _ = writeln!(out, "\n{} tasks, {} exported to Horn clauses ({refused} refused by arrax's front end)", runs.len(), runs.len() - refused);
+    let _ = writeln!(out, "decided (agreeing with the expected verdict): arrax {ours_decided} ({ours_exported} of them exported), {name} {theirs_decided}");
+    let both: Vec<f64> = runs.iter().zip(peers).zip(standings).filter(|(_, &s)| s == Standing::Both).map(|((r, p), _)| ratio(r, p)).collect();
+    match median_geomean(both.clone()) {
+        (Some(m), Some(g)) => _ = writeln!(out, "decided by both: {}; time {name}/arrax: median {m:.2}, geometric mean {g:.2}", both.len()),
+        _ => _ = writeln!(out, "decided by both: 0"),
     }
-    let list = |xs: &[String]| if xs.is_empty() { "none".to_string() } else { xs.join(", ") };
-    let _ = writeln!(out, "only arrax decides ({}): {}", only_ours.len(), list(&only_ours));
-    let _ = writeln!(out, "only spacer decides ({}): {}", only_theirs.len(), list(&only_theirs));
-    if !unexported.is_empty() {
-        let _ = writeln!(out, "not run by spacer ({}):", unexported.len());
-        for u in &unexported {
-            let _ = writeln!(out, "  {u}");
-        }
+    let list = |xs: Vec<String>| format!("({}): {}", xs.len(), if xs.is_empty() { "none".to_string() } else { xs.join(", ") });
+    let _ = writeln!(out, "only arrax decides {}", list(tasks(Standing::OnlyArrax)));
+    let _ = writeln!(out, "only {name} decides {}", list(tasks(Standing::OnlyPeer)));
+    let not_run: Vec<String> = runs
+        .iter()
+        .zip(peers)
+        .filter_map(|(r, p)| match &p.outcome {
+            PeerOutcome::NotExported(why) | PeerOutcome::Failed(why) => Some(format!("  {}: {why}", r.task.path.display())),
+            PeerOutcome::Answer(_) => None,
+        })
+        .collect();
+    if !not_run.is_empty() {
+        let _ = writeln!(out, "not run by {name} ({}):\n{}", not_run.len(), not_run.join("\n"));
     }
-    for l in &loud {
-        let _ = writeln!(out, "{l}");
+    for ((r, p), s) in runs.iter().zip(peers).zip(standings).filter(|(_, &s)| matches!(s, Standing::ArraxWrong | Standing::PeerWrong)) {
+        let expected = r.task.expected.map_or("-", Answer::as_str);
+        let theirs = p.answer().map_or("-", Answer::as_str);
+        let _ = writeln!(out, "!!! {}: {}: expected {expected}, arrax {}, {name} {theirs}", s.label(name), r.task.path.display(), r.got());
     }
     out
 }
