@@ -182,12 +182,15 @@ fn peer_runner(args: &BenchArgs, runner: &Runner, peer: peer::Peer) -> Result<pe
     Ok(peer::PeerRunner { exe: runner.exe.clone(), peer, timeout: args.timeout, mem_limit_mb: args.mem_limit, dir })
 }
 
+/// arrax's run of a task and the peer's, if any.
+type Runs = (Run, Option<peer::PeerRun>);
+
 /// Runs the tasks on `jobs` threads, each task's peer run (if any) right
 /// after arrax's; the runs come back in task order.
 fn run_all(runner: &Runner, peer: Option<&peer::PeerRunner>, tasks: Vec<Task>, jobs: usize) -> (Vec<Run>, Vec<peer::PeerRun>) {
     let n = tasks.len();
     let queue: Vec<Mutex<Option<Task>>> = tasks.into_iter().map(|t| Mutex::new(Some(t))).collect();
-    let results: Vec<Mutex<Option<(Run, Option<peer::PeerRun>)>>> = (0..n).map(|_| Mutex::new(None)).collect();
+    let results: Vec<Mutex<Option<Runs>>> = (0..n).map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     let progress = Mutex::new(Progress {
         on: std::io::stderr().is_terminal(),
