@@ -260,3 +260,15 @@ fn program_models_survive_the_round_trip_through_their_export() {
         assert_eq!(got, expected, "{}: the read-back export", path.display());
     }
 }
+
+#[test]
+fn spacer_runs_side_by_side_on_the_chc_models_and_never_disagrees() {
+    let models: Vec<PathBuf> = chc_models().into_iter().filter(|(_, e)| e != "REFUSED").map(|(p, _)| p).collect();
+    let out = Command::new(env!("CARGO_BIN_EXE_arrax")).arg("bench").args(&models).args(["--peer", "spacer", "--timeout", "30"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let n = models.len();
+    assert!(text.contains(&format!("{n} tasks, {n} exported to Horn clauses")), "{text}");
+    assert!(text.contains(&format!("decided (agreeing with the expected verdict): arrax {n} ({n} of them exported), spacer ")), "{text}");
+    assert!(!text.contains("!!!") && !text.contains("not run by spacer"), "{text}");
+}

@@ -1,7 +1,8 @@
 //! A peer solver side by side with arrax. A peer is a command and the
-//! translation of a task into the language it reads: Horn clauses, which
-//! arrax's own export writes (`arrax parse --emit chc`, a child process;
-//! a task already in Horn clauses is given as it is). For each task,
+//! translation of a task into the language it reads: Horn clauses in
+//! CHC-COMP's format, which arrax's own export writes (`arrax parse --emit
+//! chc`, a child process; Horn clauses in z3's rule format, where `sat`
+//! means the opposite, come out in CHC-COMP's format too). For each task,
 //! after arrax's own run, the peer runs on the translation with the same
 //! time and memory limits, and answers on its first line as CHC-COMP's
 //! solvers do (`sat`: safe, `unsat`: unsafe). The preset `spacer` is z3's
@@ -12,7 +13,6 @@
 
 use super::child::{drain, limit_memory, wait_with_deadline, Run, GRACE};
 use super::manifest::{Answer, Task};
-use crate::frontend::Format;
 use super::results::{aligned, median_geomean, MIN_RATIO_TIME};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -127,11 +127,7 @@ impl PeerRunner {
     /// Translates task number `k` and runs the peer on it.
     pub fn run(&self, task: &Task, k: usize) -> PeerRun {
         let file = self.dir.join(format!("task{k}.smt2"));
-        let translated = match Format::of_path(&task.path) {
-            Format::Chc => std::fs::copy(&task.path, &file).map(|_| ()).map_err(|e| PeerOutcome::Failed(format!("cannot copy the task: {e}"))),
-            _ => self.export(&task.path, &file),
-        };
-        if let Err(outcome) = translated {
+        if let Err(outcome) = self.export(&task.path, &file) {
             return PeerRun { outcome, wall: 0.0 };
         }
         let start = Instant::now();
@@ -321,4 +317,79 @@ fn totals(runs: &[Run], peers: &[PeerRun], standings: &[Standing], name: &str) -
         let _ = writeln!(out, "!!! {}: {}: expected {expected}, arrax {}, {name} {theirs}", s.label(name), r.task.path.display(), r.got());
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(cmd: &Command) -> Vec<String> {
+        cmd.get_args().map(|a| a.to_string_lossy().to_string()).collect()
+    }
+
+    #[test]
+    fn a_command_line_gets_the_file_and_the_time_limit() {
+        let p = Peer::command_line("/opt/bin/golem -t {timeout}").unwrap();
+        assert_eq!(p.name, "golem");
+        let cmd = p.on(Path::new("/tmp/t.smt2"), 9.2);
+        assert_eq!(cmd.get_program(), "/opt/bin/golem");
+        assert_eq!(args(&cmd), ["-t", "10", "/tmp/t.smt2"]);
+        let q = Peer::command_line("eld {file} -hsmt").unwrap();
+        assert_eq!(args(&q.on(Path::new("f.smt2"), 1.0)), ["f.smt2", "-hsmt"]);
+        assert!(Peer::command_line("  ").is_err());
+        let s = Peer::preset(Preset::Spacer, Path::new("z3"));
+        assert_eq!(args(&s.on(Path::new("f.smt2"), 30.0)).last().map(String::as_str), Some("f.smt2"));
+        assert!(args(&s.on(Path::new("f.smt2"), 30.0)).contains(&"-T:30".to_string()));
+    }
+
+    fn peer(outcome: PeerOutcome) -> PeerRun {
+        PeerRun { outcome, wall: 1.0 }
+    }
+
+    #[test]
+    fn standings_put_disagreements_first() {
+        let (safe, unsafe_, unknown) = (Some(Answer::Safe), Some(Answer::Unsafe), Some(Answer::Unknown));
+        let says = |a: Answer| peer(PeerOutcome::Answer(a));
+        assert_eq!(Standing::of(safe, unsafe_, &says(Answer::Safe)), Standing::ArraxWrong);
+        assert_eq!(Standing::of(safe, safe, &says(Answer::Unsafe)), Standing::PeerWrong);
+        assert_eq!(Standing::of(safe, unknown, &says(Answer::Unsafe)), Standing::PeerWrong);
+        assert_eq!(Standing::of(safe, safe, &says(Answer::Safe)), Standing::Both);
+        assert_eq!(Standing::of(safe, safe, &says(Answer::Unknown)), Standing::OnlyArrax);
+        assert_eq!(Standing::of(unsafe_, unknown, &says(Answer::Unsafe)), Standing::OnlyPeer);
+        assert_eq!(Standing::of(unsafe_, unknown, &says(Answer::Unknown)), Standing::Neither);
+        assert_eq!(Standing::of(safe, safe, &peer(PeerOutcome::NotExported("why".into()))), Standing::NotExported);
+        assert_eq!(Standing::of(safe, safe, &peer(PeerOutcome::Failed("why".into()))), Standing::PeerFailed);
+        // without an expected verdict nothing is wrong, and nothing counts as decided
+        assert_eq!(Standing::of(None, safe, &says(Answer::Unsafe)), Standing::Neither);
+        assert_eq!(Standing::PeerWrong.label("spacer"), "SPACER DISAGREES");
+    }
+
+    #[test]
+    fn a_peer_answers_on_its_first_line() {
+        let dir = std::env::temp_dir().join(format!("arrax-peer-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let task = dir.join("t.smt2");
+        std::fs::write(&task, "(set-logic HORN)\n").unwrap();
+        let script = |name: &str, body: &str| {
+            let p = dir.join(name);
+            std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+            std::process::Command::new("chmod").arg("+x").arg(&p).status().unwrap();
+            p.display().to_string()
+        };
+        let runner = |line: &str| PeerRunner {
+            exe: PathBuf::from("arrax"),
+            peer: Peer::command_line(line).unwrap(),
+            timeout: 1.0,
+            mem_limit_mb: 0,
+            dir: dir.clone(),
+        };
+        let got = |line: &str| runner(line).answer(&task);
+        assert_eq!(got(&script("sat.sh", "echo; echo sat; echo '(model)'")), PeerOutcome::Answer(Answer::Safe));
+        assert_eq!(got(&script("unsat.sh", "echo unsat")), PeerOutcome::Answer(Answer::Unsafe));
+        assert_eq!(got(&script("timeout.sh", "echo timeout")), PeerOutcome::Answer(Answer::Unknown));
+        assert!(matches!(got(&script("error.sh", "echo '(error \"line 1\")'")), PeerOutcome::Failed(_)));
+        // killed at the limit plus the grace period: unknown
+        assert_eq!(got(&script("sleeps.sh", "exec sleep 30")), PeerOutcome::Answer(Answer::Unknown));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -20,8 +20,8 @@
 //! ((as const (Array Int Int)) 0) 3 (select a 3))`). Outside what Horn
 //! clauses without quantifiers say (universal guards, axioms, ordered or
 //! uninterpreted sorts, reals, arrays of enumerations or of several
-//! dimensions, other initial formulas or array updates), the export fails
-//! with the reason.
+//! dimensions, C's bitwise operators, other initial formulas or array
+//! updates), the export fails with the reason.
 
 use crate::logic::{collect, conjuncts, occurs, substitute, EnumValues, Op, Sort, Term};
 use crate::system::horn::{Atom, Clause, Clauses, Correspondence, Horn, Place, Predicate};
@@ -52,6 +52,9 @@ fn supported(sys: &System) -> Result<(), String> {
     if let Some(t) = sys.transitions.iter().find(|t| t.uguard.is_some() || t.checks.is_some()) {
         return Err(format!("transition {}: universal guards cannot be written as quantifier-free Horn clauses", t.name));
     }
+    if let Some(b) = system_terms(sys).find_map(|t| collect(&t, &|s: &Term| matches!(s.op(), Op::Bits(_))).into_iter().next()) {
+        return Err(format!("{b}: C's bitwise operators have no form in Horn clauses over linear integer arithmetic"));
+    }
     let symbols = sys.vars.iter().map(|v| &v.term).chain(&sys.consts);
     for s in symbols {
         let elem = s.sort().as_array().map(|a| (a.index.len(), a.elem.clone()));
@@ -67,6 +70,13 @@ fn supported(sys: &System) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Every formula and term of the system: initial and unsafe literals, guards and updated values.
+fn system_terms(sys: &System) -> impl Iterator<Item = Term> + '_ {
+    let cubes = sys.initial.iter().chain(&sys.unsafe_).flat_map(|q| q.lits.iter().cloned());
+    let steps = sys.transitions.iter().flat_map(|t| std::iter::once(t.guard.clone()).chain(t.updates.iter().map(|u| u.value.clone())));
+    cubes.chain(steps)
 }
 
 /// The literal `v = c` among conjuncts, if any.
