@@ -207,7 +207,7 @@ fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Parse { file, lowered } => match load(&file) {
             Ok(p) => {
-                let is_c = matches!(frontend::Format::of_path(&file), frontend::Format::C | frontend::Format::SvTask);
+                let is_c = matches!(frontend::Format::of_path(&file), Some(frontend::Format::C | frontend::Format::SvTask));
                 if is_c && !lowered {
                     let s = &p.system;
                     let locations = s.enums.first().and_then(|e| match &e.values {
