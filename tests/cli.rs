@@ -337,3 +337,24 @@ fn memory_limit_gives_unknown() {
     assert_eq!(code, 3, "{out}{err}");
     assert_eq!(last_line(&out), "UNKNOWN (memory)", "{out}");
 }
+
+/// `--data-model` sets the width of `long` (over a task file's own).
+#[test]
+fn data_model_option() {
+    let prog = "tests/c_programs/long_width.c";
+    let (code, out, err) = arrax(&["check", "--svcomp", prog]);
+    assert_eq!((code, out.lines().next()), (0, Some("TRUE")), "{out}{err}");
+    let (code, out, err) = arrax(&["check", "--svcomp", "--data-model", "LP64", prog]);
+    assert_eq!((code, out.lines().next()), (1, Some("FALSE")), "{out}{err}");
+    let dir = std::env::temp_dir().join(format!("arrax-cli-dm-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let program = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(prog);
+    let task = dir.join("t.yml");
+    let yaml = format!("input_files: '{}'\nproperties: [{{property_file: unreach-call.prp}}]\noptions: {{language: C, data_model: LP64}}\n", program.display());
+    std::fs::write(&task, yaml).unwrap();
+    let (code, out, _) = arrax(&["check", "--svcomp", task.to_str().unwrap()]);
+    assert_eq!((code, out.lines().next()), (1, Some("FALSE")), "{out}");
+    let (code, out, _) = arrax(&["check", "--svcomp", "--data-model", "ILP32", task.to_str().unwrap()]);
+    assert_eq!((code, out.lines().next()), (0, Some("TRUE")), "{out}");
+    assert_eq!(arrax(&["check", "--data-model", "LP32", prog]).0, 2);
+}

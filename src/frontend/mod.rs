@@ -162,12 +162,27 @@ pub fn parse_file(path: &Path) -> Result<Parsed, Diagnostic> {
 
 /// [`parse_file`] within a deadline (see [`parse_str_until`]).
 pub fn parse_file_until(path: &Path, deadline: Option<Instant>) -> Result<Parsed, Diagnostic> {
+    read_file(path, Reading { deadline, data_model: None })
+}
+
+/// How a file is read: within a deadline, and under the C data model the
+/// command line names (over a task file's own, over ILP32).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Reading {
+    /// Reading stops with [`Diagnostic::timeout`] when it passes.
+    pub deadline: Option<Instant>,
+    /// The data model of C programs, when the command line names one.
+    pub data_model: Option<c::DataModel>,
+}
+
+/// Reads a file in the format its name suggests, as `reading` says.
+pub fn read_file(path: &Path, reading: Reading) -> Result<Parsed, Diagnostic> {
     let Some(format) = Format::of_path(path) else {
         return Err(Diagnostic::whole_file(format!("unknown input language: the file name should end in {}", Format::EXTENSIONS)));
     };
-    if format == Format::SvTask {
-        return c::svcomp::load(path, deadline);
+    match format {
+        Format::SvTask => c::svcomp::load(path, reading.deadline, reading.data_model),
+        Format::C => c::parse_program_until(&read_text(path)?, reading.data_model.unwrap_or_default(), reading.deadline),
+        _ => parse_str_until(&read_text(path)?, format, reading.deadline),
     }
-    let src = read_text(path)?;
-    parse_str_until(&src, format, deadline)
 }

@@ -98,11 +98,13 @@ pub fn parse(src: &str) -> Result<Task, Diagnostic> {
     Ok(Task { input: PathBuf::from(input), data_model, expected })
 }
 
-/// Reads a task file and the program it names, and lowers the program.
-/// Errors in the program are reported against the program's file.
-pub fn load(path: &Path, deadline: Option<std::time::Instant>) -> Result<crate::frontend::Parsed, Diagnostic> {
+/// Reads a task file and the program it names, and lowers the program
+/// (under `data_model` when given, else the task's). Errors in the program
+/// are reported against the program's file.
+pub fn load(path: &Path, deadline: Option<std::time::Instant>, data_model: Option<DataModel>) -> Result<crate::frontend::Parsed, Diagnostic> {
     let src = crate::frontend::read_text(path)?;
-    let task = parse(&src)?;
+    let mut task = parse(&src)?;
+    task.data_model = data_model.unwrap_or(task.data_model);
     let program = path.parent().unwrap_or(Path::new(".")).join(&task.input);
     let csrc = crate::frontend::read_text(&program).map_err(|d| d.in_file(&program))?;
     super::parse_program_until(&csrc, task.data_model, deadline).map_err(|d| d.in_file(&program))
