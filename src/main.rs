@@ -131,6 +131,30 @@ struct CheckArgs {
     /// `unreach-call` (`G ! call(reach_error())`) is supported.
     #[arg(long, value_name = "FILE")]
     property: Option<PathBuf>,
+    /// The C data model (widths of `long` and pointers), over a task
+    /// file's `data_model` (default ILP32).
+    #[arg(long, value_enum)]
+    data_model: Option<DataModelArg>,
+}
+
+/// The C data models, as SV-COMP names them.
+#[derive(Clone, Copy, ValueEnum)]
+enum DataModelArg {
+    /// 32-bit `int`, `long` and pointers.
+    #[value(name = "ILP32", alias = "ilp32")]
+    Ilp32,
+    /// 32-bit `int`, 64-bit `long` and pointers.
+    #[value(name = "LP64", alias = "lp64")]
+    Lp64,
+}
+
+impl From<DataModelArg> for arrax::frontend::c::DataModel {
+    fn from(m: DataModelArg) -> Self {
+        match m {
+            DataModelArg::Ilp32 => Self::Ilp32,
+            DataModelArg::Lp64 => Self::Lp64,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -165,7 +189,7 @@ enum SolverArg {
 }
 
 fn load(file: &Path) -> Result<frontend::Parsed, ExitCode> {
-    load_until(file, None, Style::Text).map(|(p, _)| p)
+    load_until(file, frontend::Reading::default(), Style::Text).map(|(p, _)| p)
 }
 
 /// How a run's answer is printed: text, one JSON object, or CHC-COMP's
@@ -202,8 +226,8 @@ impl Style {
 
 /// Reads a model, and for Horn clauses the clauses; a front end stopped
 /// by the deadline answers UNKNOWN (exit 3, printed in `style`).
-fn load_until(file: &Path, deadline: Option<std::time::Instant>, style: Style) -> Result<(frontend::Parsed, Option<Horn>), ExitCode> {
-    match frontend::parse_file_horn(file, deadline) {
+fn load_until(file: &Path, reading: frontend::Reading, style: Style) -> Result<(frontend::Parsed, Option<Horn>), ExitCode> {
+    match frontend::parse_file_horn(file, reading) {
         Ok(p) => {
             for w in &p.0.warnings {
                 eprintln!("{}: warning: {}", file.display(), w);
@@ -253,7 +277,7 @@ fn run(cli: Cli) -> ExitCode {
         Command::Parse { file, emit: Some(EmitArg::Chc), .. } => emit_chc(&file),
         Command::Parse { file, lowered, emit: None } => match load(&file) {
             Ok(p) => {
-                let is_c = matches!(frontend::Format::of_path(&file), frontend::Format::C | frontend::Format::SvTask);
+                let is_c = matches!(frontend::Format::of_path(&file), Some(frontend::Format::C | frontend::Format::SvTask));
                 if is_c && !lowered {
                     let s = &p.system;
                     let locations = s.enums.first().and_then(|e| match &e.values {
@@ -311,7 +335,8 @@ fn check(args: CheckArgs) -> ExitCode {
     if let Some(t) = args.timeout {
         hard_deadline(Duration::from_secs_f64(t), style, args.file.display().to_string());
     }
-    let (parsed, horn) = match load_until(&args.file, deadline, style) {
+    let reading = frontend::Reading { deadline, data_model: args.data_model.map(Into::into) };
+    let (parsed, horn) = match load_until(&args.file, reading, style) {
         Ok(p) => p,
         Err(c) => return c,
     };

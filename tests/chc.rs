@@ -175,7 +175,7 @@ fn z3(script: &str) -> Vec<String> {
 /// Checks a file with `--chc` semantics and returns the model (SAFE) or
 /// the derivation (UNSAFE) text.
 fn chc_answer(path: &Path, timeout: u64) -> (String, u8) {
-    let (parsed, horn) = arrax::frontend::parse_file_horn(path, None).unwrap();
+    let (parsed, horn) = arrax::frontend::parse_file_horn(path, Default::default()).unwrap();
     let horn = horn.unwrap_or_else(|| emit::clauses(&parsed.system).unwrap());
     let opts = CheckOptions { timeout: Some(Duration::from_secs(timeout)), ..CheckOptions::default() };
     let r = check(&parsed.system, &opts);
