@@ -66,8 +66,7 @@ impl Peer {
     /// The command on `file` with the time limit `timeout` (seconds).
     fn on(&self, file: &Path, timeout: f64) -> Command {
         let seconds = (timeout.ceil() as u64).to_string();
-        let mut args: Vec<String> =
-            self.command[1..].iter().map(|a| a.replace("{file}", &file.display().to_string()).replace("{timeout}", &seconds)).collect();
+        let mut args: Vec<String> = self.command[1..].iter().map(|a| a.replace("{file}", &file.display().to_string()).replace("{timeout}", &seconds)).collect();
         if !self.command[1..].iter().any(|a| a.contains("{file}")) {
             args.push(file.display().to_string());
         }
@@ -280,9 +279,7 @@ pub fn comparison(runs: &[Run], peers: &[PeerRun], peer: &Peer, timeout: f64) ->
 /// both decide, the tasks only one decides, what the peer did not run,
 /// and every disagreement.
 fn totals(runs: &[Run], peers: &[PeerRun], standings: &[Standing], name: &str) -> String {
-    let tasks = |s: Standing| -> Vec<String> {
-        runs.iter().zip(standings).filter(|(_, &t)| t == s).map(|(r, _)| r.task.path.display().to_string()).collect()
-    };
+    let tasks = |s: Standing| -> Vec<String> { runs.iter().zip(standings).filter(|(_, &t)| t == s).map(|(r, _)| r.task.path.display().to_string()).collect() };
     let right = |r: &Run, a: Option<Answer>| decided(a) && a == r.task.expected;
     let exported = |p: &PeerRun| !matches!(p.outcome, PeerOutcome::NotExported(_));
     let ours_decided = runs.iter().filter(|r| right(r, ours(r))).count();
@@ -376,13 +373,8 @@ mod tests {
             std::process::Command::new("chmod").arg("+x").arg(&p).status().unwrap();
             p.display().to_string()
         };
-        let runner = |line: &str| PeerRunner {
-            exe: PathBuf::from("arrax"),
-            peer: Peer::command_line(line).unwrap(),
-            timeout: 1.0,
-            mem_limit_mb: 0,
-            dir: dir.clone(),
-        };
+        let runner =
+            |line: &str| PeerRunner { exe: PathBuf::from("arrax"), peer: Peer::command_line(line).unwrap(), timeout: 1.0, mem_limit_mb: 0, dir: dir.clone() };
         let got = |line: &str| runner(line).answer(&task);
         assert_eq!(got(&script("sat.sh", "echo; echo sat; echo '(model)'")), PeerOutcome::Answer(Answer::Safe));
         assert_eq!(got(&script("unsat.sh", "echo unsat")), PeerOutcome::Answer(Answer::Unsafe));

@@ -262,7 +262,11 @@ fn execution_steps(sys: &System, horn: &Horn, ex: &Execution, replayed: Option<&
             .iter()
             .map(|(t, k)| {
                 let chain: Vec<String> = horn.map.transitions[*t].iter().map(|c| clause_ref(horn, *c)).collect();
-                if *k == 1 { chain.join(" ") } else { format!("(repeat {k} {})", chain.join(" ")) }
+                if *k == 1 {
+                    chain.join(" ")
+                } else {
+                    format!("(repeat {k} {})", chain.join(" "))
+                }
             })
             .collect();
         let body = if reps == 1 { clauses.join(" ") } else { format!("(repeat {reps} {})", clauses.join(" ")) };

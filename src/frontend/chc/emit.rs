@@ -215,12 +215,7 @@ impl<'s> Emitter<'s> {
         let mut clauses = vec![];
         let mut map = Correspondence { control: self.control.as_ref().map(|(pc, _)| pc.clone()), ..Correspondence::default() };
         map.places = (0..predicates.len())
-            .map(|p| Place {
-                location: self.control.as_ref().map(|(_, locs)| locs[p].clone()),
-                args: self.symbols.clone(),
-                fixed: vec![],
-                definition: None,
-            })
+            .map(|p| Place { location: self.control.as_ref().map(|(_, locs)| locs[p].clone()), args: self.symbols.clone(), fixed: vec![], definition: None })
             .collect();
         clauses.push(self.fact()?);
         map.initial = Some(0);
