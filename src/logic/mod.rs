@@ -9,7 +9,7 @@ pub mod subst;
 pub mod term;
 
 pub use sort::{ArraySort, EnumDef, EnumValues, Sort};
-pub use subst::{collect, conjuncts, free_vars, occurs, rename, substitute};
+pub use subst::{collect, conjuncts, free_vars, occurs, rename, rename_bound, substitute};
 pub use term::{BitKind, Bits, Op, Term};
 
 #[cfg(test)]

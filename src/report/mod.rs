@@ -1,6 +1,7 @@
 //! Presenting results: readable formulas, invariants, traces, statistics,
 //! the text of a check's answer, and its JSON report ([`json`]).
 
+pub mod chc;
 pub mod dot;
 pub mod json;
 
