@@ -104,7 +104,14 @@ struct CheckArgs {
     /// Do not accelerate counter loops over processes (backward search).
     #[arg(long)]
     no_accelerate: bool,
-    /// Print search statistics.
+    /// IC3/PDR: how quantified lemmas enter queries (instances over the
+    /// query's index terms, or the solver's quantifier support).
+    #[arg(long, value_enum, default_value_t = arrax::engine::pdr::lemma::Lemmas::Instances)]
+    pdr_lemmas: arrax::engine::pdr::lemma::Lemmas,
+    /// IC3/PDR: the abstraction refined on spurious counterexamples.
+    #[arg(long, value_enum, default_value_t = arrax::engine::pdr::abstraction::Abstraction::None)]
+    pdr_abstraction: arrax::engine::pdr::abstraction::Abstraction,
+    /// Print search statistics (and IC3/PDR's progress per frame on stderr).
     #[arg(long, short)]
     verbose: bool,
 }
@@ -262,6 +269,9 @@ fn options(args: &CheckArgs) -> CheckOptions {
         brab: args.brab,
         postpone: !args.no_postpone,
         accelerate: !args.no_accelerate,
+        pdr_lemmas: args.pdr_lemmas,
+        pdr_abstraction: args.pdr_abstraction,
+        verbose: args.verbose,
     };
     CheckOptions {
         engine: args.engine,

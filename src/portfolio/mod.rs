@@ -237,6 +237,7 @@ fn note(plan: &[Phase], ran: &[Option<Ran>], k: usize, r: &Ran) -> String {
             Choice::Run => "forward execution",
             Choice::Lazy => "lazy abstraction",
             Choice::Bwd => "backward reachability",
+            Choice::Pdr => "IC3/PDR",
             Choice::Auto => "auto",
         };
         match p.tweak {
