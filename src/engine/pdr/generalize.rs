@@ -26,6 +26,11 @@ const MAX_CTG: usize = 3;
 /// Counterexamples to induction an inductive lemma is shrunk by, at most.
 const MAX_DOWN: usize = 4;
 
+/// Nested inductive attempts for counterexamples to induction: how deep,
+/// and how many for one blocked cube.
+const MAX_DEPTH: usize = 8;
+const MAX_NESTED: usize = 16;
+
 /// The cube with only the literals `lits`, over the variables they mention.
 pub fn keep(c: &Cube, lits: Vec<Term>) -> Cube {
     let vars = c.vars.iter().filter(|v| lits.iter().any(|l| occurs(v, l))).cloned().collect();
@@ -39,7 +44,7 @@ impl Search<'_> {
     /// states), quantified where that stays blocked ([`super::quantify`]),
     /// then minimised relative to the frame below.
     pub(super) fn generalize(&mut self, c: &Cube, core: &[usize], level: usize) -> (Cube, usize) {
-        if let Some(g) = self.inductive(c) {
+        if let Some(g) = self.inductive(c, 0, false, &mut MAX_NESTED.clone()) {
             return (g, INFINITY);
         }
         let mut g = self.reduce(c, core);
@@ -57,28 +62,52 @@ impl Search<'_> {
     /// frame: `c` quantified ([`super::quantify`]), then shrunk to the
     /// literals each counterexample to induction satisfies (Bradley's
     /// *down*: the lemma must exclude the counterexample) until it is
-    /// inductive, then minimised. Counters and sizes that only bound the
+    /// inductive, then minimised. A counterexample to induction is first
+    /// blocked by an inductive lemma of its own when there is one (nested
+    /// attempts, within a budget): always for one at another location, for
+    /// the first one at the same location unless this attempt is itself for
+    /// such a one (`along`: not around a loop again). Counters and sizes that only bound the
     /// steps taken so far cannot make such a lemma, which is what keeps
     /// them out of it (term abstraction's aim).
-    fn inductive(&mut self, c: &Cube) -> Option<Cube> {
+    fn inductive(&mut self, c: &Cube, depth: usize, along: bool, budget: &mut usize) -> Option<Cube> {
         let mut a = if self.opts.quantify { self.quantify(c).unwrap_or_else(|| c.clone()) } else { c.clone() };
-        for _ in 0..MAX_DOWN {
+        if self.debug {
+            eprintln!("  {}inductive attempt from {a}", "  ".repeat(depth));
+        }
+        let mut rounds = 0;
+        while rounds < MAX_DOWN {
             if a.lits.is_empty() || !matches!(self.q.initial(&a), Ok(Some(_))) || self.limit().is_some() {
                 return None;
             }
-            match self.q.relative(&frame(&self.frames, INFINITY), &a, true) {
-                Relative::Blocked(core) => {
-                    let g = self.reduce(&a, &core);
-                    return Some(self.mic(g, INFINITY, false));
+            let Relative::Predecessor(p, _, holds) = (match self.q.relative(&frame(&self.frames, INFINITY), &a, true) {
+                Relative::Blocked(_) => return Some(self.mic(a, INFINITY, false)),
+                r => r,
+            }) else {
+                return None;
+            };
+            // a counterexample to induction blocked by an inductive lemma of
+            // its own: one at another location (the lemma cannot exclude
+            // it), or the first at this location (not along the loop again)
+            let elsewhere = a.lits.iter().zip(&holds).any(|(l, h)| !h && is_location(l));
+            if depth < MAX_DEPTH && *budget > 0 && (elsewhere || (!along && rounds == 0)) {
+                *budget -= 1;
+                if let Some(g) = self.inductive(&p, depth + 1, !elsewhere, budget) {
+                    self.learn(g, INFINITY);
+                    continue;
                 }
-                Relative::Predecessor(_, _, holds) => {
-                    let kept: Vec<Term> = a.lits.iter().zip(&holds).filter(|(_, h)| **h).map(|(l, _)| l.clone()).collect();
-                    if kept.len() == a.lits.len() {
-                        return None;
-                    }
-                    a = keep(&a, kept);
-                }
-                Relative::Unknown(_) => return None,
+            }
+            // else the lemma must exclude it (down)
+            if elsewhere {
+                return None;
+            }
+            let kept: Vec<Term> = a.lits.iter().zip(&holds).filter(|(_, h)| **h).map(|(l, _)| l.clone()).collect();
+            if kept.len() == a.lits.len() {
+                return None;
+            }
+            a = keep(&a, kept);
+            rounds += 1;
+            if self.debug {
+                eprintln!("  {}down to {a}", "  ".repeat(depth));
             }
         }
         None
@@ -124,8 +153,8 @@ impl Search<'_> {
             let mut ctgs = 0;
             loop {
                 match self.q.relative(&frame(&self.frames, base), &h, true) {
-                    Relative::Blocked(core) => {
-                        g = self.reduce(&h, &core);
+                    Relative::Blocked(_) => {
+                        g = h;
                         break;
                     }
                     Relative::Predecessor(p, _, _) if ctg && ctgs < MAX_CTG && base >= 1 && self.block_ctg(&p, base) => ctgs += 1,

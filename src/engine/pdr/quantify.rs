@@ -24,7 +24,8 @@ const MAX_TERMS: usize = 3;
 
 impl Search<'_> {
     /// The cube with its ground index terms abstracted into quantified
-    /// variables, tied and bounded (`None`: no such term).
+    /// variables, tied and bounded, and the bounds of its own variables
+    /// it implies (`None`: nothing to add).
     pub(super) fn quantify(&mut self, g: &Cube) -> Option<Cube> {
         let isort = self.sys.index_sort();
         if isort != Sort::Int {
@@ -49,15 +50,18 @@ impl Search<'_> {
             ties.push((w.clone(), t));
             vars.push(w);
         }
-        if ties.is_empty() {
-            return None;
-        }
         let mut c = Cube::plain(vars, lits);
         for (w, t) in &ties {
-            let bounds = self.bounds(&c, w, t);
+            let bounds = self.bounds(&c, w, Some(t));
             c.lits.extend(bounds);
         }
-        Some(keep(&c, c.lits.clone()))
+        for v in &g.vars {
+            let bounds = self.bounds(&c, v, None);
+            c.lits.extend(bounds.into_iter().filter(|l| !g.lits.contains(l)));
+        }
+        let order = self.var_order(&c, &ties);
+        c.lits.extend(order);
+        (c.lits.len() > g.lits.len()).then(|| keep(&c, c.lits.clone()))
     }
 
     /// Whether ground term `t` differs from the cube variable (or tied new
@@ -73,14 +77,14 @@ impl Search<'_> {
         self.q.implies(&facts, g, &Term::eq(t, &other).not())
     }
 
-    /// The comparisons of `w` (tied to `t`) with the bound terms that the
+    /// The comparisons of variable `w` (tied to `t`, if given) with the bound terms that the
     /// cube implies with the invariant facts: the strict one when it holds,
     /// else the non-strict one, on each side.
-    fn bounds(&mut self, c: &Cube, w: &Term, t: &Term) -> Vec<Term> {
-        let mut out = vec![Term::le(w, t), Term::le(t, w)];
+    fn bounds(&mut self, c: &Cube, w: &Term, t: Option<&Term>) -> Vec<Term> {
+        let mut out = t.map_or(vec![], |t| vec![Term::le(w, t), Term::le(t, w)]);
         let facts = frame(&self.frames, INFINITY);
-        for b in self.bound_terms(c) {
-            if b == *t || occurs(w, &b) {
+        for b in self.bound_terms() {
+            if Some(&b) == t || occurs(w, &b) {
                 continue;
             }
             for (strict, weak) in [(Term::lt(w, &b), Term::le(w, &b)), (Term::lt(&b, w), Term::le(&b, w))] {
@@ -95,16 +99,36 @@ impl Search<'_> {
         out
     }
 
+    /// The order between each new variable and the cube's other
+    /// variables, where the cube implies one (`z1 < z2`).
+    fn var_order(&mut self, c: &Cube, ties: &[(Term, Term)]) -> Vec<Term> {
+        let facts = frame(&self.frames, INFINITY);
+        let mut out = vec![];
+        for (i, (w, _)) in ties.iter().enumerate() {
+            let earlier = c.vars.iter().filter(|v| !ties[i..].iter().any(|(u, _)| u == *v)).cloned().collect::<Vec<_>>();
+            for v in earlier {
+                for lit in [Term::lt(w, &v), Term::lt(&v, w)] {
+                    if self.q.implies(&facts, c, &lit) {
+                        out.push(lit);
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// Zero, the system's integer scalars and constants, and the integer
-    /// literals of the cube.
-    fn bound_terms(&self, c: &Cube) -> Vec<Term> {
+    /// literals its guards compare with (sizes).
+    fn bound_terms(&self) -> Vec<Term> {
         let mut out = vec![Term::int(0)];
         let scalars = self.sys.vars.iter().filter(|v| !v.is_array && *v.term.sort() == Sort::Int).map(|v| v.term.clone());
         out.extend(scalars.chain(self.sys.consts.iter().filter(|k| *k.sort() == Sort::Int).cloned()));
-        for l in &c.lits {
-            for n in collect(l, &|t: &Term| matches!(t.op(), Op::Int(_))) {
-                if !out.contains(&n) {
-                    out.push(n);
+        for t in &self.sys.transitions {
+            for cmp in collect(&t.guard, &|l: &Term| matches!(l.op(), Op::Lt | Op::Le)) {
+                for n in cmp.args().iter().filter(|a| a.as_int().is_some_and(|n| !crate::reach::dataflow::is_type_bound(n))) {
+                    if !out.contains(n) {
+                        out.push(n.clone());
+                    }
                 }
             }
         }
