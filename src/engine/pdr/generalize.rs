@@ -44,7 +44,7 @@ impl Search<'_> {
     /// states), quantified where that stays blocked ([`super::quantify`]),
     /// then minimised relative to the frame below.
     pub(super) fn generalize(&mut self, c: &Cube, core: &[usize], level: usize) -> (Cube, usize) {
-        if let Some(g) = self.inductive(c, 0, false, &mut MAX_NESTED.clone()) {
+        if let Some(g) = self.inductive(c, 0, &mut MAX_NESTED.clone()) {
             return (g, INFINITY);
         }
         let mut g = self.reduce(c, core);
@@ -64,12 +64,11 @@ impl Search<'_> {
     /// *down*: the lemma must exclude the counterexample) until it is
     /// inductive, then minimised. A counterexample to induction is first
     /// blocked by an inductive lemma of its own when there is one (nested
-    /// attempts, within a budget): always for one at another location, for
-    /// the first one at the same location unless this attempt is itself for
-    /// such a one (`along`: not around a loop again). Counters and sizes that only bound the
+    /// attempts, within a budget) when it is at another location or its
+    /// array literals are not the lemma's. Counters and sizes that only bound the
     /// steps taken so far cannot make such a lemma, which is what keeps
     /// them out of it (term abstraction's aim).
-    fn inductive(&mut self, c: &Cube, depth: usize, along: bool, budget: &mut usize) -> Option<Cube> {
+    fn inductive(&mut self, c: &Cube, depth: usize, budget: &mut usize) -> Option<Cube> {
         let mut a = if self.opts.quantify { self.quantify(c).unwrap_or_else(|| c.clone()) } else { c.clone() };
         if self.debug {
             eprintln!("  {}inductive attempt from {a}", "  ".repeat(depth));
@@ -87,11 +86,14 @@ impl Search<'_> {
             };
             // a counterexample to induction blocked by an inductive lemma of
             // its own: one at another location (the lemma cannot exclude
-            // it), or the first at this location (not along the loop again)
+            // it), or one whose array facts are not those of the lemma
+            // (another invariant must exclude it; one with the same facts is
+            // the lemma's own loop again, which down handles)
             let elsewhere = a.lits.iter().zip(&holds).any(|(l, h)| !h && is_location(l));
-            if depth < MAX_DEPTH && *budget > 0 && (elsewhere || (!along && rounds == 0)) {
+            let other = !templates(&a).is_subset(&templates(&p));
+            if depth < MAX_DEPTH && *budget > 0 && (elsewhere || other) {
                 *budget -= 1;
-                if let Some(g) = self.inductive(&p, depth + 1, !elsewhere, budget) {
+                if let Some(g) = self.inductive(&p, depth + 1, budget) {
                     self.learn(g, INFINITY);
                     continue;
                 }
@@ -191,25 +193,27 @@ impl Search<'_> {
     /// makes a lemma about a range); other ground literals; the rest;
     /// location literals last.
     fn order(&self, g: &Cube) -> Vec<Term> {
-        let rank = |l: &Term| -> usize {
-            let with_var = g.vars.iter().any(|v| occurs(v, l));
-            if is_location(l) {
-                5
-            } else if !with_var && self.opts.terms.iter().any(|t| occurs(t, l)) {
-                0
-            } else if with_var && is_binding(l, &g.vars) {
-                1
-            } else if with_var && is_numeric_bound(l, &g.vars) {
-                2
-            } else if !with_var {
-                3
-            } else {
-                4
-            }
-        };
         let mut lits = g.lits.clone();
-        lits.sort_by_key(|l| rank(l));
+        lits.sort_by_key(|l| self.rank(l, &g.vars));
         lits
+    }
+
+    /// The rank of a literal of a cube over `vars` in [`Search::order`].
+    fn rank(&self, l: &Term, vars: &[Term]) -> usize {
+        let with_var = vars.iter().any(|v| occurs(v, l));
+        if is_location(l) {
+            5
+        } else if !with_var && self.opts.terms.iter().any(|t| occurs(t, l)) {
+            0
+        } else if with_var && is_binding(l, vars) {
+            1
+        } else if with_var && is_numeric_bound(l, vars) {
+            2
+        } else if !with_var {
+            3
+        } else {
+            4
+        }
     }
 
     /// The level a new lemma holds at: pushed from `level` while it stays
@@ -234,6 +238,28 @@ impl Search<'_> {
 /// equal to a constant).
 fn is_location(l: &Term) -> bool {
     matches!(l.op(), Op::Eq) && l.args().iter().any(|a| a.is_var() && matches!(a.sort(), Sort::Enum(_))) && l.args().iter().any(|a| a.is_value())
+}
+
+/// The cube's array literals with every index replaced by one placeholder:
+/// what they say, wherever they say it.
+fn templates(c: &Cube) -> HashSet<Term> {
+    let mut out = HashSet::new();
+    for l in &c.lits {
+        let reads = crate::logic::collect(l, &|t: &Term| matches!(t.op(), Op::Select));
+        if reads.is_empty() {
+            continue;
+        }
+        let map: std::collections::HashMap<Term, Term> = reads
+            .into_iter()
+            .map(|r| {
+                let hole: Vec<Term> = r.args()[1..].iter().map(|i| Term::var("?", i.sort().clone())).collect();
+                let t = Term::select(&r.args()[0], &hole);
+                (r, t)
+            })
+            .collect();
+        out.insert(crate::logic::substitute(l, &map));
+    }
+    out
 }
 
 /// Whether a literal compares a cube variable with a numeral (`z ≤ 0`).
