@@ -41,12 +41,18 @@ pub struct Outcome {
     pub stats: Stats,
     /// Remarks for the user (spurious traces, restarts, what was tried).
     pub notes: Vec<String>,
+    /// The search graph, when the settings ask for it (`--dot`).
+    pub graph: Option<SearchGraph>,
 }
 
 impl Outcome {
     /// An outcome without statistics or notes.
     pub fn of(answer: Answer) -> Outcome {
-        Outcome { answer, stats: Stats::default(), notes: vec![] }
+        Outcome::new(answer, Stats::default(), vec![])
+    }
+    /// An outcome without a search graph.
+    pub fn new(answer: Answer, stats: Stats, notes: Vec<String>) -> Outcome {
+        Outcome { answer, stats, notes, graph: None }
     }
     /// Whether the answer is SAFE or UNSAFE.
     pub fn decided(&self) -> bool {
@@ -281,6 +287,60 @@ pub struct Replayed {
 }
 
 
+/// A search as a graph, for drawing (`--dot`): nodes labelled with their
+/// cubes, pre-image edges labelled with transitions, covering edges.
+#[derive(Clone, Debug, Default)]
+pub struct SearchGraph {
+    /// The nodes: their text and what became of them.
+    pub nodes: Vec<GraphNode>,
+    /// The edges between nodes (by position in `nodes`).
+    pub edges: Vec<GraphEdge>,
+}
+
+/// A node of a search graph.
+#[derive(Clone, Debug)]
+pub struct GraphNode {
+    /// Its label: a cube, or a disjunction of cubes.
+    pub cubes: Vec<Cube>,
+    /// What became of it.
+    pub kind: NodeKind,
+}
+
+/// What became of a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    /// A root: an unsafe cube (or a suggested invariant).
+    Root,
+    /// Expanded and kept.
+    Visited,
+    /// Covered by others.
+    Covered,
+    /// Dropped (subsumed by a newer node, or discarded).
+    Deleted,
+    /// Never reached (the search ended first).
+    Pending,
+}
+
+/// An edge of a search graph.
+#[derive(Clone, Debug)]
+pub struct GraphEdge {
+    /// From this node (a successor cube, or a covered node).
+    pub from: usize,
+    /// To this node (its pre-image, or its coverer).
+    pub to: usize,
+    /// A pre-image under a transition (its name), or a covering.
+    pub kind: EdgeKind,
+}
+
+/// The kind of an edge.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EdgeKind {
+    /// The target is a pre-image of the source under this transition.
+    Pre(String),
+    /// The source is covered by (an instance of) the target.
+    Covers,
+}
+
 /// How the error of a replay that ran out of time starts.
 pub const REPLAY_TIMED_OUT: &str = "replay timed out";
 
@@ -372,4 +432,6 @@ pub struct CheckResult {
     pub engine: &'static str,
     /// The solver the search used (answers are checked with the other one).
     pub solver: crate::smt::Backend,
+    /// The search graph of the answering engine, when asked for (`--dot`).
+    pub graph: Option<SearchGraph>,
 }

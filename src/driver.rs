@@ -4,6 +4,7 @@
 
 pub use crate::answer::{Certification, CheckResult, Verdict};
 use crate::engine::{Choice, Settings, Task};
+use crate::certify::service::Checking;
 use crate::portfolio::{self, Limits};
 use crate::system::System;
 use std::path::PathBuf;
@@ -34,6 +35,24 @@ impl Default for CheckOptions {
     }
 }
 
+/// The stack of the thread the command line does its work on (and that
+/// tests and fuzz targets use to run as it does): deep inputs within the
+/// front ends' nesting limits, and long flat chains that some passes
+/// still walk recursively, must not exhaust it.
+pub const STACK_BYTES: usize = 256 << 20;
+
+/// Runs `work` on a thread with a [`STACK_BYTES`] stack and returns what it
+/// returns (a panic in it goes on here); an error if no thread can be started.
+pub fn on_large_stack<T: Send>(work: impl FnOnce() -> T + Send) -> std::io::Result<T> {
+    std::thread::scope(|s| {
+        let worker = std::thread::Builder::new().name("arrax".into()).stack_size(STACK_BYTES).spawn_scoped(s, work)?;
+        match worker.join() {
+            Ok(value) => Ok(value),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
+}
+
 /// Whether the system can be checked at all; else why not.
 pub fn supported(sys: &System) -> Result<(), String> {
     if sys.unsafe_.is_empty() {
@@ -50,30 +69,15 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
     let (sliced, dropped) = crate::transform::slice::cone_of_influence(full);
     let task = Task::new(full, &sliced);
     let plan = portfolio::plan(opts.engine, &task);
-    let limits = Limits { timeout: opts.timeout, max_nodes: opts.max_nodes, certify: opts.certify };
-    let (mut r, cert) = portfolio::solve(&task, &plan, &opts.settings, limits);
+    let checking = Checking { certify: opts.certify, invariant_out: opts.invariant_out.clone(), obligations_dir: opts.obligations_dir.clone() };
+    let limits = Limits { timeout: opts.timeout, max_nodes: opts.max_nodes, checking };
+    let mut r = portfolio::solve(&task, &plan, &opts.settings, &limits);
     if !dropped.is_empty() {
         r.notes.insert(0, format!("state variables that cannot affect the property: {}", dropped.join(", ")));
     }
     if opts.engine == Choice::Auto && !task.program {
         r.notes.insert(0, "engine: backward reachability (a protocol: transitions with process parameters)".into());
     }
-    write_files(full, &mut r, cert.as_ref(), opts);
     r.time = start.elapsed();
     r
-}
-
-/// Writes the invariant and the obligations where the options ask (a
-/// note says when that failed).
-fn write_files(full: &System, r: &mut CheckResult, cert: Option<&crate::certify::SafeCertificate>, opts: &CheckOptions) {
-    if let (Some(dir), Some(c)) = (&opts.obligations_dir, cert) {
-        if let Err(e) = c.write_smtlib(dir) {
-            r.notes.push(format!("could not write obligations to {}: {e}", dir.display()));
-        }
-    }
-    if let (Some(path), Some(p)) = (&opts.invariant_out, &r.proof) {
-        if let Err(e) = std::fs::write(path, crate::certify::safe::invariant_smtlib(full, &p.invariant)) {
-            r.notes.push(format!("could not write the invariant to {}: {e}", path.display()));
-        }
-    }
 }

@@ -2,6 +2,8 @@
 //! and array programs), by backward reachability over existential cubes,
 //! with checked verdicts. See ARCHITECTURE.md for the map.
 
+#![warn(missing_docs)]
+
 pub mod answer;
 pub mod bench;
 pub mod certify;

@@ -108,12 +108,22 @@ struct CheckArgs {
     /// query's index terms, or the solver's quantifier support).
     #[arg(long, value_enum, default_value_t = arrax::engine::pdr::lemma::Lemmas::Instances)]
     pdr_lemmas: arrax::engine::pdr::lemma::Lemmas,
-    /// IC3/PDR: the abstraction refined on spurious counterexamples.
-    #[arg(long, value_enum, default_value_t = arrax::engine::pdr::abstraction::Abstraction::None)]
-    pdr_abstraction: arrax::engine::pdr::abstraction::Abstraction,
-    /// Print search statistics (and IC3/PDR's progress per frame on stderr).
-    #[arg(long, short)]
-    verbose: bool,
+    /// Print search statistics, and progress on stderr about once a second
+    /// (`-vv`: the search's steps; `-vvv`: everything; `RUST_LOG` overrides).
+    #[arg(long, short, action = clap::ArgAction::Count)]
+    verbose: u8,
+    /// Memory limit in MB (default: three quarters of the machine's): the
+    /// run ends UNKNOWN (memory), exit 3.
+    #[arg(long, value_name = "MB")]
+    memory: Option<u64>,
+    /// Write the search graph in Graphviz DOT (backward nodes with their
+    /// cubes and covering edges; the lazy abstraction tree).
+    #[arg(long, value_name = "FILE")]
+    dot: Option<PathBuf>,
+    /// The property to check, as an SV-COMP property file: only
+    /// `unreach-call` (`G ! call(reach_error())`) is supported.
+    #[arg(long, value_name = "FILE")]
+    property: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -142,12 +152,26 @@ enum SolverArg {
 }
 
 fn load(file: &Path) -> Result<frontend::Parsed, ExitCode> {
-    match frontend::parse_file(file) {
+    load_until(file, None, false)
+}
+
+/// Reads a model; a front end stopped by the deadline answers UNKNOWN
+/// (exit 3; one JSON object with `json`).
+fn load_until(file: &Path, deadline: Option<std::time::Instant>, json: bool) -> Result<frontend::Parsed, ExitCode> {
+    match frontend::parse_file_until(file, deadline) {
         Ok(p) => {
             for w in &p.warnings {
                 eprintln!("{}: warning: {}", file.display(), w);
             }
             Ok(p)
+        }
+        Err(d) if d.timed_out => {
+            if json {
+                println!("{}", CheckReport::timed_out(&file.display().to_string(), 0.0).to_json());
+            } else {
+                println!("UNKNOWN (timeout)");
+            }
+            Err(ExitCode::from(3))
         }
         Err(d) => {
             eprintln!("{}", d.render(&file.display().to_string()));
@@ -157,6 +181,13 @@ fn load(file: &Path) -> Result<frontend::Parsed, ExitCode> {
 }
 
 fn main() -> ExitCode {
+    // a closed stdout (`arrax … | head -1`) ends the process quietly
+    // instead of a panic on the broken pipe
+    // SAFETY: restoring the default disposition of SIGPIPE before any
+    // thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -165,6 +196,18 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    // deep inputs need more stack than the main thread has
+    match driver::on_large_stack(move || run(cli)) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: cannot start the worker thread: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Runs one command.
+fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Parse { file, lowered } => match load(&file) {
             Ok(p) => {
@@ -195,7 +238,18 @@ fn main() -> ExitCode {
 }
 
 fn check(args: CheckArgs) -> ExitCode {
-    let parsed = match load(&args.file) {
+    if let Some(t) = args.timeout {
+        if !(t.is_finite() && t > 0.0 && t < 1e9) {
+            eprintln!("error: --timeout must be a positive number of seconds (below 10^9)");
+            return ExitCode::from(2);
+        }
+    }
+    // the time limit covers reading the model too
+    let deadline = args.timeout.map(|t| std::time::Instant::now() + Duration::from_secs_f64(t));
+    if let Some(t) = args.timeout {
+        hard_deadline(Duration::from_secs_f64(t), args.json, args.file.display().to_string());
+    }
+    let parsed = match load_until(&args.file, deadline, args.json) {
         Ok(p) => p,
         Err(c) => return c,
     };
@@ -204,10 +258,12 @@ fn check(args: CheckArgs) -> ExitCode {
         eprintln!("{why}");
         return ExitCode::from(2);
     }
-    let opts = options(&args);
-    if let Some(t) = opts.timeout {
-        hard_deadline(t, args.json, args.file.display().to_string());
-    }
+    init_logging(args.verbose);
+    let mut opts = options(&args);
+    // what reading the model left of the time limit
+    opts.timeout = deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()).max(Duration::from_millis(1)));
+    on_interrupt(args.json, args.file.display().to_string());
+    watch_memory(args.memory.unwrap_or_else(default_memory_mb));
     let r = driver::check(sys, &opts);
     if args.svcomp {
         println!(
@@ -219,20 +275,49 @@ fn check(args: CheckArgs) -> ExitCode {
             }
         );
     }
+    if let Some(path) = &args.dot {
+        match &r.graph {
+            Some(g) => {
+                if let Err(e) = std::fs::write(path, report::dot::graph(g)) {
+                    eprintln!("{}: cannot write the search graph: {e}", path.display());
+                }
+            }
+            None => eprintln!("note: the answering engine ({}) has no search graph to draw", r.engine),
+        }
+    }
     if args.json {
         println!("{}", CheckReport::of(&args.file.display().to_string(), sys, &r, args.no_certify).to_json());
     } else {
-        print!("{}", report::text(sys, &r, args.verbose, args.no_certify));
+        print!("{}", report::text(sys, &r, args.verbose > 0, args.no_certify));
     }
     ExitCode::from(r.verdict.exit_code() as u8)
 }
 
+/// The most processes of BRAB's finite instance: beyond, explicit-state
+/// exploration of an instance cannot finish in reasonable time and memory.
+const MAX_BRAB: u64 = 6;
+
 /// Usage errors of `check` on this system (exit code 2).
 fn usage(args: &CheckArgs, sys: &arrax::system::System) -> Result<(), String> {
+    if let Some(p) = &args.property {
+        property(p)?;
+    }
     driver::supported(sys).map_err(|why| format!("{}:1:1: {why}", args.file.display()))?;
     if let Some(t) = args.timeout {
         if !(t.is_finite() && t > 0.0 && t < 1e9) {
             return Err("error: --timeout must be a positive number of seconds (below 10^9)".into());
+        }
+    }
+    let ranges = [
+        ("--brab", args.brab as u64, 0, MAX_BRAB),
+        ("--max-procs", args.max_procs as u64, 1, 64),
+        ("--max-nodes", args.max_nodes.map_or(1, |n| n as u64), 1, u64::MAX),
+        ("--max-steps", args.max_steps.unwrap_or(1), 1, u64::MAX),
+        ("--memory", args.memory.unwrap_or(64), 64, u64::MAX),
+    ];
+    for (option, value, lo, hi) in ranges {
+        if value < lo || value > hi {
+            return Err(format!("error: {option} must be between {lo} and {hi} (got {value})"));
         }
     }
     for name in &args.abstract_terms {
@@ -270,8 +355,7 @@ fn options(args: &CheckArgs) -> CheckOptions {
         postpone: !args.no_postpone,
         accelerate: !args.no_accelerate,
         pdr_lemmas: args.pdr_lemmas,
-        pdr_abstraction: args.pdr_abstraction,
-        verbose: args.verbose,
+        graph: args.dot.is_some(),
     };
     CheckOptions {
         engine: args.engine,
@@ -284,8 +368,8 @@ fn options(args: &CheckArgs) -> CheckOptions {
     }
 }
 
-/// Whatever a search step does, a time limit ends the run UNKNOWN with
-/// exit code 3 shortly after it expires.
+/// A hard deadline: whatever reading or a search step does, a time limit
+/// ends the run UNKNOWN with exit code 3 shortly after it expires.
 fn hard_deadline(t: Duration, json: bool, file: String) {
     std::thread::spawn(move || {
         let wait = t.mul_f64(1.1) + Duration::from_secs(3);
@@ -297,4 +381,103 @@ fn hard_deadline(t: Duration, json: bool, file: String) {
         }
         std::process::exit(3);
     });
+}
+
+/// Checks that an SV-COMP property file asks for `unreach-call`, the one
+/// property arrax decides; else `file:line:col: message`.
+fn property(path: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read the property file: {e}", path.display()))?;
+    let wanted = |l: &str| {
+        let l: String = l.chars().filter(|c| !c.is_whitespace()).collect();
+        l.contains("G!call(reach_error())") || l.contains("G!call(__VERIFIER_error())")
+    };
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    if !lines.is_empty() && lines.iter().all(|l| wanted(l)) {
+        return Ok(());
+    }
+    let (n, line) = text.lines().enumerate().find(|(_, l)| !l.trim().is_empty() && !wanted(l)).unwrap_or((0, ""));
+    let col = line.len() - line.trim_start().len() + 1;
+    Err(format!(
+        "{}:{}:{col}: unsupported property `{}`: arrax checks only unreach-call (CHECK( init(main()), LTL(G ! call(reach_error())) ))",
+        path.display(),
+        n + 1,
+        line.trim()
+    ))
+}
+
+/// Progress and debugging lines on stderr: `-v` progress (info), `-vv`
+/// the search's steps (debug), `-vvv` everything (trace); `RUST_LOG`
+/// (e.g. `RUST_LOG=arrax=debug`) overrides.
+fn init_logging(verbose: u8) {
+    let level = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("arrax={level}")));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr())).with_target(false).with_timer(tracing_subscriber::fmt::time::uptime()).try_init();
+}
+
+/// SIGINT and SIGTERM ask the engines to stop: the run ends with its
+/// statistics and `UNKNOWN (interrupted)`, exit code 3. If it has not
+/// ended 5 s later (a long solver call), it is ended at once, the same way
+/// but without statistics; a second signal ends it at once too.
+fn on_interrupt(json: bool, file: String) {
+    extern "C" fn stop(_: libc::c_int) {
+        if arrax::engine::interrupted() {
+            // SAFETY: _exit is async-signal-safe.
+            unsafe { libc::_exit(3) }
+        }
+        arrax::engine::interrupt();
+    }
+    // SAFETY: the handler only makes an atomic store or calls _exit, both
+    // async-signal-safe.
+    unsafe {
+        libc::signal(libc::SIGINT, stop as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, stop as *const () as libc::sighandler_t);
+    }
+    std::thread::spawn(move || {
+        let why = loop {
+            if let Some(why) = arrax::engine::stopped() {
+                break why;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        std::thread::sleep(Duration::from_secs(5));
+        if json {
+            let mut r = CheckReport::timed_out(&file, 0.0);
+            r.reason = Some(why.reason().into());
+            println!("{}", r.to_json());
+        } else {
+            println!("UNKNOWN ({})", why.reason());
+        }
+        std::process::exit(3);
+    });
+}
+
+/// The memory limit: the process's resident memory is watched every
+/// 100 ms; above `mb` megabytes the engines are asked to stop and the run
+/// answers `UNKNOWN (memory)` (within 5 s, see [`on_interrupt`]).
+fn watch_memory(mb: u64) {
+    let page = u64::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
+    std::thread::spawn(move || loop {
+        let resident = std::fs::read_to_string("/proc/self/statm").ok().and_then(|s| s.split_whitespace().nth(1).and_then(|r| r.parse::<u64>().ok()));
+        match resident {
+            Some(pages) if pages.saturating_mul(page) > mb.saturating_mul(1 << 20) => {
+                arrax::engine::stop(arrax::engine::Stop::Memory);
+                return;
+            }
+            None => return,
+            _ => std::thread::sleep(Duration::from_millis(100)),
+        }
+    });
+}
+
+/// The default memory limit: three quarters of the machine's memory.
+fn default_memory_mb() -> u64 {
+    let total_kb = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        m.lines().find(|l| l.starts_with("MemTotal:")).and_then(|l| l.split_whitespace().nth(1).and_then(|k| k.parse::<u64>().ok()))
+    });
+    total_kb.map_or(8192, |kb| kb / 1024 * 3 / 4)
 }

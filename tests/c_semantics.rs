@@ -5,7 +5,7 @@
 //! agree on whether an assertion fails.
 
 use arrax::frontend::{parse_str, Format};
-use arrax::logic::{EnumValues, Op, Sort, Term};
+use arrax::logic::{BitKind, EnumValues, Op, Sort, Term};
 use arrax::system::System;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -75,6 +75,17 @@ fn eval(t: &Term, env: &Env) -> V {
         Op::Mul => V::I((0..a.len()).map(i).product()),
         Op::Div => V::I(i(0).div_euclid(i(1))),
         Op::Mod => V::I(i(0).rem_euclid(i(1))),
+        Op::Bits(op) => {
+            // the words modulo 2^width, the operator, the word read back
+            let m = 1i128 << op.width;
+            let (x, y) = (i(0).rem_euclid(m), i(1).rem_euclid(m));
+            let r = match op.kind {
+                BitKind::And => x & y,
+                BitKind::Or => x | y,
+                BitKind::Xor => x ^ y,
+            };
+            V::I(if op.signed && r >= m / 2 { r - m } else { r })
+        }
         Op::Select => {
             let V::A(arr) = eval(&a[0], env) else { panic!("select from a non-array") };
             assert_eq!(a.len(), 2, "one-dimensional arrays only");
@@ -194,7 +205,7 @@ fn lowered_programs_agree_with_gcc() {
     let dir = std::env::temp_dir().join(format!("arrax-c-sem-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut checked = 0;
-    for name in ["arith", "control", "scopes", "exprs"] {
+    for name in ["arith", "control", "scopes", "exprs", "operators"] {
         let src = std::fs::read_to_string(root.join("tests/c_programs").join(format!("{name}.c"))).unwrap();
         let mut variants = vec![(name.to_string(), src.clone())];
         for k in 0.. {
@@ -209,5 +220,5 @@ fn lowered_programs_agree_with_gcc() {
             checked += 1;
         }
     }
-    assert!(checked >= 45, "{checked} programs");
+    assert!(checked >= 65, "{checked} programs");
 }

@@ -39,6 +39,7 @@ impl Class {
 }
 
 impl Run {
+    /// How the run counts.
     pub fn class(&self) -> Class {
         match &self.outcome {
             Err(_) => Class::Error,
@@ -80,6 +81,7 @@ impl Run {
         Some(self.wall.max(MIN_RATIO_TIME) / self.task.ref_time?.max(MIN_RATIO_TIME))
     }
 
+    /// Whether the child crashed.
     pub fn is_crash(&self) -> bool {
         matches!(self.outcome, Err((Failure::Crash, _)))
     }

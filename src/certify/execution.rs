@@ -159,6 +159,7 @@ impl Env {
                 let r = if matches!(t.op(), Op::Div) { x.checked_div_euclid(y) } else { x.checked_rem_euclid(y) };
                 r.ok_or_else(overflow)?
             }
+            Op::Bits(b) => bitwise(*b, self.eval(&a[0])?, self.eval(&a[1])?).ok_or_else(overflow)?,
             Op::Select => {
                 let mut idx = [0i64; 2];
                 if a.len() > 3 {
@@ -221,6 +222,20 @@ impl Env {
             _ => None,
         })
     }
+}
+
+/// A C bitwise operator on integers, computed on their values modulo
+/// `2^width` (independently of [`crate::logic::Bits::apply`]).
+fn bitwise(b: crate::logic::Bits, x: i64, y: i64) -> Option<i64> {
+    let m = 1i128 << b.width;
+    let (x, y) = ((x as i128).rem_euclid(m), (y as i128).rem_euclid(m));
+    let r = match b.kind {
+        crate::logic::BitKind::And => x & y,
+        crate::logic::BitKind::Or => x | y,
+        crate::logic::BitKind::Xor => x ^ y,
+    };
+    let r = if b.signed && r >= m / 2 { r - m } else { r };
+    i64::try_from(r).ok()
 }
 
 /// The increment `d` when `value` is `x + d` for a literal `d ≠ 0`.

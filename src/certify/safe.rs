@@ -71,7 +71,7 @@ fn sanitize(s: &str) -> String {
 
 /// A self-contained SMT-LIB script asserting `f` (expected `unsat`).
 pub fn smtlib_script(name: &str, f: &Term) -> String {
-    crate::logic::smtlib::check_script(&format!("arrax proof obligation {name}: expected unsat"), f)
+    crate::smt::smtlib::check_script(&format!("arrax proof obligation {name}: expected unsat"), f)
 }
 
 /// Whether instantiating over the ground index terms of an obligation is
@@ -196,9 +196,7 @@ impl<'a> SafeChecker<'a> {
             (SatResult::Unsat, _) => Obligation { name: p.name, formula: f, status: Status::Proved },
             (r, None) => self.conclude(p.name, f, r),
             (_, Some(terms)) => {
-                if std::env::var_os("ARRAX_DEBUG").is_some() {
-                    eprintln!("certify: {} needs every instance ({} terms)", p.name, terms.len());
-                }
+                tracing::debug!("certify: {} needs every instance ({} terms)", p.name, terms.len());
                 let f = p.formula(&self.all_clauses(inv, &terms));
                 let r = self.check(&f);
                 self.conclude(p.name, f, r)
@@ -351,15 +349,15 @@ pub fn certify_safe(sys: &System, proof: &Proof, backend: Backend, timeout_ms: u
 
 /// The invariant as an SMT-LIB script defining `invariant` over the state
 /// variables and constants (in the solvers' encoding, see
-/// [`crate::logic::smtlib`]).
+/// [`crate::smt::smtlib`]).
 pub fn invariant_smtlib(sys: &System, inv: &[Cube]) -> String {
     let mut out = String::from("; inductive invariant found by arrax: the conjunction of the negated cubes\n");
     let symbols: Vec<Term> = sys.vars.iter().map(|v| v.term.clone()).chain(sys.consts.iter().cloned()).collect();
-    out.push_str(&crate::logic::smtlib::declarations(&symbols));
+    out.push_str(&crate::smt::smtlib::declarations(&symbols));
     let _ = writeln!(out, "(define-fun invariant () Bool (and");
     for c in inv {
         let body = Term::implies(&Term::distinct(&c.vars), &Term::and([c.body(), c.outside()]).not());
-        let _ = writeln!(out, "  {}", crate::logic::smtlib::term(&Term::forall(&c.vars, &body)));
+        let _ = writeln!(out, "  {}", crate::smt::smtlib::term(&Term::forall(&c.vars, &body)));
     }
     out.push_str("  true))\n");
     out

@@ -9,6 +9,7 @@ use super::trace::replay;
 use crate::answer::{AbstractTrace, Answer, Certification, CheckResult, ConcreteTrace, Counterexample, Execution, Outcome, Replayed, Replayer, Verdict};
 use crate::smt::Backend;
 use crate::system::{System, Transition};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// Time limit of one solver call while checking, in milliseconds.
@@ -78,10 +79,23 @@ pub fn timed_out(error: &str) -> bool {
     error.starts_with(TIMED_OUT)
 }
 
+/// Whether answers are checked, and where a SAFE answer's proof goes.
+#[derive(Clone, Debug, Default)]
+pub struct Checking {
+    /// Whether answers are checked (off only on request).
+    pub certify: bool,
+    /// Where to write the invariant as SMT-LIB.
+    pub invariant_out: Option<PathBuf>,
+    /// Where to write the proof obligations as SMT-LIB files.
+    pub obligations_dir: Option<PathBuf>,
+}
+
 /// An engine's outcome as a checked answer: a SAFE proof certified by the
-/// solver the engine did not use (with `certify`), an UNSAFE answer with
-/// its replay. Returns the SAFE certificate too (for writing obligations).
-pub fn conclude(system: &System, outcome: Outcome, engine: &'static str, search: Backend, certify: bool) -> (CheckResult, Option<SafeCertificate>) {
+/// solver the engine did not use (when checking), an UNSAFE answer with
+/// its replay; a SAFE answer's invariant and obligations written where
+/// `checking` says (a note says when that failed).
+pub fn conclude(system: &System, outcome: Outcome, engine: &'static str, search: Backend, checking: &Checking) -> CheckResult {
+    let certify = checking.certify;
     let checker = search.other();
     let mut res = CheckResult {
         verdict: Verdict::Unknown(String::new()),
@@ -97,6 +111,7 @@ pub fn conclude(system: &System, outcome: Outcome, engine: &'static str, search:
         notes: outcome.notes,
         engine,
         solver: search,
+        graph: outcome.graph,
     };
     let mut cert = None;
     match outcome.answer {
@@ -134,7 +149,22 @@ pub fn conclude(system: &System, outcome: Outcome, engine: &'static str, search:
             res.proof = Some(proof);
         }
     }
-    (res, cert)
+    write_files(system, &mut res, cert.as_ref(), checking);
+    res
+}
+
+/// Writes the invariant and the obligations where `checking` asks.
+fn write_files(system: &System, r: &mut CheckResult, cert: Option<&SafeCertificate>, checking: &Checking) {
+    if let (Some(dir), Some(c)) = (&checking.obligations_dir, cert) {
+        if let Err(e) = c.write_smtlib(dir) {
+            r.notes.push(format!("could not write obligations to {}: {e}", dir.display()));
+        }
+    }
+    if let (Some(path), Some(p)) = (&checking.invariant_out, &r.proof) {
+        if let Err(e) = std::fs::write(path, super::safe::invariant_smtlib(system, &p.invariant)) {
+            r.notes.push(format!("could not write the invariant to {}: {e}", path.display()));
+        }
+    }
 }
 
 /// The verdict a certificate allows: SAFE when every obligation is proved;

@@ -156,7 +156,7 @@ pub fn replay(sys: &System, trace: &AbstractTrace, backend: Backend, timeout_ms:
         solver.assert(&Term::and(u.constraints.iter().cloned()));
         match solver.check() {
             SatResult::Unsat => {
-                if std::env::var_os("ARRAX_DEBUG").is_some() {
+                if tracing::enabled!(tracing::Level::DEBUG) {
                     // the shortest infeasible prefix, for diagnosis
                     for k in 0..=trace.edges.len() {
                         let prefix = AbstractTrace { cubes: trace.cubes[..=k].to_vec(), edges: trace.edges[..k].to_vec() };
@@ -164,7 +164,7 @@ pub fn replay(sys: &System, trace: &AbstractTrace, backend: Backend, timeout_ms:
                             let mut s2 = smt::solver(backend);
                             s2.assert(&Term::and(u.constraints.iter().cloned()));
                             if s2.check() == SatResult::Unsat {
-                                eprintln!("replay with {procs} processes: infeasible after {k} of {} steps", trace.edges.len());
+                                tracing::debug!("replay with {procs} processes: infeasible after {k} of {} steps", trace.edges.len());
                                 break;
                             }
                         }

@@ -126,10 +126,8 @@ pub struct Settings {
     pub accelerate: bool,
     /// IC3/PDR: how quantified lemmas enter queries.
     pub pdr_lemmas: pdr::lemma::Lemmas,
-    /// IC3/PDR: the abstraction refined on spurious counterexamples.
-    pub pdr_abstraction: pdr::abstraction::Abstraction,
-    /// Progress reports on stderr (IC3/PDR: one line per frame).
-    pub verbose: bool,
+    /// Whether engines hand back their search graph (`--dot`).
+    pub graph: bool,
 }
 
 impl Default for Settings {
@@ -146,8 +144,7 @@ impl Default for Settings {
             postpone: true,
             accelerate: true,
             pdr_lemmas: pdr::lemma::Lemmas::Instances,
-            pdr_abstraction: pdr::abstraction::Abstraction::None,
-            verbose: false,
+            graph: false,
         }
     }
 }
@@ -211,14 +208,9 @@ impl<'r> TraceCheck<'r> {
                 true
             }
             Ok(None) => {
-                if std::env::var_os("ARRAX_DEBUG").is_some() {
-                    for (k, c) in trace.cubes.iter().enumerate() {
-                        eprintln!("cube {k}: {c}");
-                        if let Some(e) = trace.edges.get(k) {
-                            let name = sys.transitions.get(e.transition).map_or("?", |t| t.name.as_str());
-                            eprintln!("  --{name}({:?}) succ {:?}-->", e.params, e.succ_vars);
-                        }
-                    }
+                for (k, c) in trace.cubes.iter().enumerate() {
+                    let step = trace.edges.get(k).map(|e| format!(" --{}({:?}) succ {:?}-->", sys.transitions.get(e.transition).map_or("?", |t| t.name.as_str()), e.params, e.succ_vars));
+                    tracing::debug!("spurious trace, cube {k}: {c}{}", step.unwrap_or_default());
                 }
                 self.notes.push(format!("spurious trace of length {} set aside (universal guards do not hold on replay)", trace.edges.len()));
                 false
@@ -233,5 +225,78 @@ impl<'r> TraceCheck<'r> {
     /// The service, for other checks.
     pub fn replayer(&mut self) -> &mut dyn Replayer {
         self.replayer
+    }
+}
+
+/// Why the run was asked to stop (0: it was not; see [`Stop`]): engines end
+/// at their next limit check as if their time were up, and the run answers
+/// UNKNOWN with the reason and its statistics.
+static STOP: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// Why a run is asked to stop before its time is up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// The user asked (SIGINT, SIGTERM).
+    Interrupted = 1,
+    /// The memory limit was reached.
+    Memory = 2,
+}
+
+impl Stop {
+    /// The reason of the UNKNOWN answer.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Stop::Interrupted => "interrupted",
+            Stop::Memory => "memory",
+        }
+    }
+}
+
+/// Asks every engine to stop (async-signal-safe: one atomic store); the
+/// first reason given stays.
+pub fn stop(why: Stop) {
+    let _ = STOP.compare_exchange(0, why as u8, std::sync::atomic::Ordering::Relaxed, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Asks every engine to stop because the user asked.
+pub fn interrupt() {
+    stop(Stop::Interrupted);
+}
+
+/// Why the run was asked to stop, if it was.
+pub fn stopped() -> Option<Stop> {
+    match STOP.load(std::sync::atomic::Ordering::Relaxed) {
+        1 => Some(Stop::Interrupted),
+        2 => Some(Stop::Memory),
+        _ => None,
+    }
+}
+
+/// Whether the run was asked to stop.
+pub fn interrupted() -> bool {
+    stopped().is_some()
+}
+
+/// Progress lines of a long search, at most one a second, at `info` level
+/// (shown with `-v`): what the search is doing, its counters, its time.
+pub struct Progress {
+    engine: &'static str,
+    start: Instant,
+    last: Instant,
+}
+
+impl Progress {
+    /// Progress of a search by `engine`, starting now.
+    pub fn new(engine: &'static str) -> Progress {
+        let now = Instant::now();
+        Progress { engine, start: now, last: now }
+    }
+
+    /// Reports `what()` when a second has passed since the last report.
+    pub fn tick(&mut self, what: impl FnOnce() -> String) {
+        if self.last.elapsed() >= Duration::from_secs(1) {
+            self.last = Instant::now();
+            tracing::info!("{} {:.1}s: {}", self.engine, self.start.elapsed().as_secs_f64(), what());
+        }
     }
 }

@@ -178,6 +178,7 @@ impl Scope<'_> {
             Op::Div if *t.sort() == Sort::Real => return Err(Unsupported("real division".into())),
             Op::Div => Expr::Div(bin(t)?),
             Op::Mod => Expr::Mod(bin(t)?),
+            Op::Bits(b) => Expr::Bits(*b, bin(t)?),
             Op::Select => {
                 let a = &t.args()[0];
                 let Some(&slot) = self.arrays.get(a) else {

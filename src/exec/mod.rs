@@ -112,6 +112,8 @@ pub enum Expr {
     Div(Box<(Expr, Expr)>),
     /// SMT-LIB `mod` (non-negative).
     Mod(Box<(Expr, Expr)>),
+    /// A C bitwise operator on two's complement words.
+    Bits(crate::logic::Bits, Box<(Expr, Expr)>),
 }
 
 /// Chooses the content of array cells that the initial formula leaves
@@ -286,6 +288,10 @@ impl State {
                 }
                 a.checked_rem_euclid(b).ok_or(Fault::Overflow)?
             }
+            Expr::Bits(op, ab) => {
+                let (a, b) = pair(ab, self, loc, o)?;
+                op.apply(a, b).ok_or(Fault::Overflow)?
+            }
         })
     }
 }
@@ -375,6 +381,12 @@ impl State {
                 let r = if matches!(e, Expr::Div(_)) { x.checked_div_euclid(y) } else { x.checked_rem_euclid(y) };
                 Some(r.ok_or(Fault::Overflow)?)
             }
+            Expr::Bits(op, ab) => {
+                let (Some(x), Some(y)) = (self.eval_partial(&ab.0, unknown, o)?, self.eval_partial(&ab.1, unknown, o)?) else {
+                    return Ok(None);
+                };
+                Some(op.apply(x, y).ok_or(Fault::Overflow)?)
+            }
         })
     }
 }
@@ -393,7 +405,7 @@ impl Expr {
             Expr::Scalar(s) => slots.contains(s),
             Expr::Local(_) => true,
             Expr::Read1(_, i) => arg(i),
-            Expr::Read2(_, ij) | Expr::Div(ij) | Expr::Mod(ij) => ij.0.mentions(slots) || ij.1.mentions(slots),
+            Expr::Read2(_, ij) | Expr::Div(ij) | Expr::Mod(ij) | Expr::Bits(_, ij) => ij.0.mentions(slots) || ij.1.mentions(slots),
             Expr::Not(x) | Expr::Neg(x) => x.mentions(slots),
             Expr::And(xs) | Expr::Or(xs) | Expr::Add(xs) | Expr::Mul(xs) => xs.iter().any(|x| x.mentions(slots)),
             Expr::Ite(cte) => cte.0.mentions(slots) || cte.1.mentions(slots) || cte.2.mentions(slots),

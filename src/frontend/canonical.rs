@@ -203,6 +203,7 @@ pub fn parse(src: &str) -> Result<Parsed, Diagnostic> {
         _ => (IndexKind::Order, items),
     };
     let mut env = Env::new(src, index.sort());
+    env.set_nonlinear(true);
     for (name, sort) in [("Bool", Sort::Bool), ("Int", Sort::Int), ("Real", Sort::Real)] {
         env.define_sort(name, sort);
     }

@@ -70,6 +70,9 @@ pub struct Env<'a> {
     index_literals: bool,
     /// MCMT: `(t v)` may be read as `(= t v)`.
     loose_applications: bool,
+    /// Canonical form: products of non-literals, `div` and `mod` by
+    /// non-literals and C's bitwise operators (`band.s32` …) are read.
+    nonlinear: bool,
     /// The process constants `#n` created for integer literals used as indices.
     process_consts: Vec<(i64, Term)>,
     /// Remarks on loose readings.
@@ -90,6 +93,7 @@ impl<'a> Env<'a> {
             index_sort,
             index_literals: false,
             loose_applications: false,
+            nonlinear: false,
             process_consts: vec![],
             warnings: vec![],
         }
@@ -107,6 +111,11 @@ impl<'a> Env<'a> {
     /// `(= t v)`, with a warning (a sloppy form found in MCMT files).
     pub fn set_loose_applications(&mut self, on: bool) {
         self.loose_applications = on;
+    }
+    /// Whether non-linear arithmetic and C's bitwise operators are read
+    /// (the canonical form of lowered C programs).
+    pub fn set_nonlinear(&mut self, on: bool) {
+        self.nonlinear = on;
     }
 
     /// The process constants `#n` created so far, ordered by `n`.
@@ -384,6 +393,11 @@ impl<'a> Env<'a> {
             self.warnings.push(self.error(e, format!("read '({t} {v})' as '(= {t} {v})'")));
             return Ok(Term::eq(&ts[0], &ts[1]));
         }
+        if let (true, Some(b)) = (self.nonlinear, head.symbol().and_then(crate::logic::Bits::parse)) {
+            self.arity(e, &b.name(), args, 2, Some(2))?;
+            let ts = self.numeric(e, args)?;
+            return Ok(Term::bits(b, &ts[0], &ts[1]));
+        }
         let op = match &head.kind {
             SexpKind::Symbol(s) if OPERATORS.contains(&s.as_str()) => s.as_str(),
             SexpKind::Symbol(s) if self.lookup(s).is_some() || s == "true" || s == "false" => {
@@ -454,7 +468,7 @@ impl<'a> Env<'a> {
             "*" => {
                 self.arity(e, op, args, 1, None)?;
                 let ts = self.numeric(e, args)?;
-                if ts.iter().filter(|t| !t.is_value()).count() > 1 {
+                if !self.nonlinear && ts.iter().filter(|t| !t.is_value()).count() > 1 {
                     return Err(self.error(e, "non-linear product: at most one factor may be a non-literal"));
                 }
                 self.folds(e, fold::product(&ts))?;
@@ -466,7 +480,9 @@ impl<'a> Env<'a> {
                 if !ts[0].sort().is_int_like() {
                     return Err(self.mismatch(&args[0], &Sort::Int, ts[0].sort(), e));
                 }
-                self.nonzero_literal(&args[1], &ts[1])?;
+                if !(self.nonlinear && !ts[1].is_value()) {
+                    self.nonzero_literal(&args[1], &ts[1])?;
+                }
                 Ok(if op == "div" { Term::div(&ts[0], &ts[1]) } else { Term::modulo(&ts[0], &ts[1]) })
             }
             "/" => {

@@ -4,6 +4,7 @@
 use crate::system::System;
 use std::fmt;
 use std::path::Path;
+use std::time::Instant;
 
 pub mod c;
 pub mod canonical;
@@ -24,12 +25,19 @@ pub struct Diagnostic {
     /// The file the position refers to, when it is not the file given on
     /// the command line (the program named by an SV-COMP task file).
     pub file: Option<String>,
+    /// Whether reading stopped because the time limit ran out (not a
+    /// problem with the input: the run is UNKNOWN).
+    pub timed_out: bool,
 }
 
 impl Diagnostic {
     /// A diagnostic at `line:col`.
     pub fn new(line: usize, col: usize, message: impl Into<String>) -> Self {
-        Diagnostic { line, col, message: message.into(), file: None }
+        Diagnostic { line, col, message: message.into(), file: None, timed_out: false }
+    }
+    /// Reading stopped at the deadline.
+    pub fn timeout() -> Self {
+        Diagnostic { timed_out: true, ..Diagnostic::new(1, 1, "the time limit ran out while reading the input") }
     }
     /// A diagnostic at a byte offset of `src`.
     pub fn at(src: &str, offset: usize, message: impl Into<String>) -> Self {
@@ -100,6 +108,12 @@ impl Format {
 /// Reads `src` in the given format. Binary input (NUL bytes) is reported at 1:1.
 /// A task file's program is looked up relative to the current folder.
 pub fn parse_str(src: &str, format: Format) -> Result<Parsed, Diagnostic> {
+    parse_str_until(src, format, None)
+}
+
+/// [`parse_str`] within a deadline (C programs: reading stops with
+/// [`Diagnostic::timeout`] when it passes).
+pub fn parse_str_until(src: &str, format: Format, deadline: Option<Instant>) -> Result<Parsed, Diagnostic> {
     if src.contains('\0') {
         return Err(Diagnostic::new(1, 1, "the input looks binary (it contains NUL bytes), not a text model"));
     }
@@ -107,11 +121,11 @@ pub fn parse_str(src: &str, format: Format) -> Result<Parsed, Diagnostic> {
         Format::Mcmt => mcmt::parse(src),
         Format::Canonical => canonical::parse(src),
         Format::Cubicle => cubicle::parse(src),
-        Format::C => c::parse_program(src, c::DataModel::default()),
+        Format::C => c::parse_program_until(src, c::DataModel::default(), deadline),
         Format::SvTask => {
             let task = c::svcomp::parse(src)?;
             let csrc = read_text(&task.input).map_err(|d| d.in_file(&task.input))?;
-            c::parse_program(&csrc, task.data_model).map_err(|d| d.in_file(&task.input))
+            c::parse_program_until(&csrc, task.data_model, deadline).map_err(|d| d.in_file(&task.input))
         }
     }
 }
@@ -129,10 +143,15 @@ pub fn read_text(path: &Path) -> Result<String, Diagnostic> {
 /// Reads a file in the format its name suggests ([`Format::of_path`]).
 /// Reading errors and non-UTF-8 contents are reported at 1:1.
 pub fn parse_file(path: &Path) -> Result<Parsed, Diagnostic> {
+    parse_file_until(path, None)
+}
+
+/// [`parse_file`] within a deadline (see [`parse_str_until`]).
+pub fn parse_file_until(path: &Path, deadline: Option<Instant>) -> Result<Parsed, Diagnostic> {
     let format = Format::of_path(path);
     if format == Format::SvTask {
-        return c::svcomp::load(path);
+        return c::svcomp::load(path, deadline);
     }
     let src = read_text(path)?;
-    parse_str(&src, format)
+    parse_str_until(&src, format, deadline)
 }

@@ -4,14 +4,13 @@
 pub mod instantiate;
 pub mod print;
 pub mod projection;
-pub mod smtlib;
 pub mod sort;
 pub mod subst;
 pub mod term;
 
 pub use sort::{ArraySort, EnumDef, EnumValues, Sort};
 pub use subst::{collect, conjuncts, free_vars, occurs, rename, substitute};
-pub use term::{Op, Term};
+pub use term::{BitKind, Bits, Op, Term};
 
 #[cfg(test)]
 mod tests;

@@ -17,8 +17,12 @@ pub fn symbol(name: &str) -> String {
 }
 
 /// The SMT-LIB name of a non-leaf, non-binder operator (`div` or `/` for
-/// division depending on the result sort).
-pub fn op_name(op: &Op, sort: &Sort) -> &'static str {
+/// division depending on the result sort; C's bitwise operators, which
+/// SMT-LIB's integers lack, as `band.s32` and the like).
+pub fn op_name(op: &Op, sort: &Sort) -> std::borrow::Cow<'static, str> {
+    if let Op::Bits(b) = op {
+        return b.name().into();
+    }
     match op {
         Op::Not => "not",
         Op::And => "and",
@@ -37,6 +41,7 @@ pub fn op_name(op: &Op, sort: &Sort) -> &'static str {
         Op::Store => "store",
         _ => unreachable!("leaf or binder"),
     }
+    .into()
 }
 
 fn write_int(f: &mut fmt::Formatter<'_>, n: i64) -> fmt::Result {

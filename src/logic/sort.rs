@@ -25,12 +25,25 @@ pub enum Sort {
 }
 
 /// The definition of an enumerated type.
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Debug)]
 pub struct EnumDef {
     /// The type's declared name.
     pub name: Rc<str>,
     /// Its values.
     pub values: EnumValues,
+}
+
+impl std::hash::Hash for EnumDef {
+    /// The name and the number of values only: hashing a sort (as every
+    /// term interned with it does) stays cheap for enumerations of
+    /// thousands of names (the locations of a lowered program).
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.name.hash(h);
+        match &self.values {
+            EnumValues::Subrange(lo, hi) => (0u8, lo, hi).hash(h),
+            EnumValues::Names(ns) => (1u8, ns.len()).hash(h),
+        }
+    }
 }
 
 /// The values an enumerated type ranges over.

@@ -51,6 +51,8 @@ pub enum Op {
     Div,
     /// Integer remainder (`mod`).
     Mod,
+    /// A C bitwise operator on two's complement words ([`Bits`]).
+    Bits(Bits),
     /// Array read `a[i1, ..., in]`.
     Select,
     /// Array write `a[i1, ..., in := v]` (args: array, indices..., value).
@@ -61,6 +63,77 @@ pub enum Op {
     Exists(Rc<[Term]>),
     /// An array given by a function of its indices: `λ vars. body`.
     Lambda(Rc<[Term]>),
+}
+
+/// The bitwise operators of C.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum BitKind {
+    /// `&`
+    And,
+    /// `|`
+    Or,
+    /// `^`
+    Xor,
+}
+
+/// A C bitwise operator (`&`, `|`, `^`) on integers taken as `width`-bit
+/// two's complement words (each argument modulo `2^width`); the resulting
+/// word is read as a signed or an unsigned integer. Printed
+/// `band.s32`, `bor.u32`, `bxor.s64`, …
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Bits {
+    /// Which operator.
+    pub kind: BitKind,
+    /// The word width in bits (1 to 64).
+    pub width: u8,
+    /// Whether the result word is read as signed.
+    pub signed: bool,
+}
+
+impl Bits {
+    /// The value on two integers (`None` when it does not fit `i64`).
+    pub fn apply(self, x: i64, y: i64) -> Option<i64> {
+        let w = self.width as u32;
+        let mask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+        let (a, b) = (x as u64 & mask, y as u64 & mask);
+        let r = match self.kind {
+            BitKind::And => a & b,
+            BitKind::Or => a | b,
+            BitKind::Xor => a ^ b,
+        };
+        if self.signed {
+            let negative = w > 0 && (r >> (w - 1)) & 1 == 1;
+            Some(if negative && w < 64 { r as i64 - (1i64 << (w - 1)) - (1i64 << (w - 1)) } else { r as i64 })
+        } else {
+            i64::try_from(r).ok()
+        }
+    }
+    /// The printed name (`band.s32`).
+    pub fn name(self) -> String {
+        let op = match self.kind {
+            BitKind::And => "band",
+            BitKind::Or => "bor",
+            BitKind::Xor => "bxor",
+        };
+        format!("{op}.{}{}", if self.signed { 's' } else { 'u' }, self.width)
+    }
+    /// The operator a printed name stands for.
+    pub fn parse(name: &str) -> Option<Bits> {
+        let (op, ty) = name.split_once('.')?;
+        let kind = match op {
+            "band" => BitKind::And,
+            "bor" => BitKind::Or,
+            "bxor" => BitKind::Xor,
+            _ => return None,
+        };
+        let signed = match ty.as_bytes().first()? {
+            b's' => true,
+            b'u' => false,
+            _ => return None,
+        };
+        let width: u8 = ty[1..].parse().ok().filter(|w| (1..=64).contains(w))?;
+        Some(Bits { kind, width, signed })
+    }
 }
 
 /// A shared, hash-consed term node.
@@ -546,12 +619,23 @@ impl Term {
         Term::raw(Op::Mod, vec![a.clone(), b.clone()], Sort::Int)
     }
 
+    /// A C bitwise operator on two integers, folded on literals.
+    pub fn bits(op: Bits, a: &Term, b: &Term) -> Term {
+        if let (Some(x), Some(y)) = (a.as_int(), b.as_int()) {
+            if let Some(v) = op.apply(x, y) {
+                return Term::int(v);
+            }
+        }
+        Term::raw(Op::Bits(op), vec![a.clone(), b.clone()], Sort::Int)
+    }
+
     // ----- arrays -----
 
     /// Array read `a[idx]`; reads through writes with syntactically decided
     /// indices and beta-reduces lambdas.
     pub fn select(a: &Term, idx: &[Term]) -> Term {
         match a.op() {
+            Op::Lambda(vars) if **vars == *idx => return a.args()[0].clone(),
             Op::Lambda(vars) => {
                 let map: HashMap<Term, Term> = vars.iter().cloned().zip(idx.iter().cloned()).collect();
                 return super::subst::substitute(&a.args()[0], &map);
@@ -624,6 +708,7 @@ impl Term {
             Op::Mul => Term::mul(args),
             Op::Div => Term::div(&a[0], &a[1]),
             Op::Mod => Term::modulo(&a[0], &a[1]),
+            Op::Bits(b) => Term::bits(*b, &a[0], &a[1]),
             Op::Select => Term::select(&a[0], &a[1..]),
             Op::Store => Term::store(&a[0], &a[1..a.len() - 1], &a[a.len() - 1]),
             Op::Forall(vs) => Term::forall(vs, &a[0]),

@@ -4,8 +4,7 @@
 //! certified, an UNSAFE replayed). A single engine is a plan of one phase.
 
 use crate::answer::{CheckResult, Outcome, Verdict};
-use crate::certify::service::{conclude, Service};
-use crate::certify::SafeCertificate;
+use crate::certify::service::{conclude, Checking, Service};
 use crate::engine::{self, Budget, Choice, Settings, Task};
 use crate::reach::interpolate::Method;
 use std::time::{Duration, Instant};
@@ -21,9 +20,6 @@ pub struct Phase {
     pub share: Share,
     /// When it runs.
     pub when: When,
-    /// The engine that takes over what is left of the phase's time when
-    /// this one gives up for a reason other than a limit.
-    pub fallback: Option<Choice>,
 }
 
 /// What a phase changes in the engines' settings.
@@ -62,12 +58,15 @@ pub enum Share {
     },
     /// All the time left.
     Rest,
+    /// What phase `k` left of its own share.
+    LeftOf(usize),
 }
 
 impl Share {
     /// The phase's time, given the run's limit and what is left of it.
-    pub fn time(self, limit: Option<Duration>, left: Option<Duration>) -> Option<Duration> {
+    fn time(self, limit: Option<Duration>, left: Option<Duration>, ran: &[Option<Ran>]) -> Option<Duration> {
         match (self, limit) {
+            (Share::LeftOf(k), _) => ran.get(k).and_then(|r| r.as_ref()).and_then(|r| r.given.map(|g| g.saturating_sub(r.time))),
             (Share::Part { of, cap }, Some(t)) => Some((t / of).min(cap)),
             (Share::Part { cap, .. }, None) => Some(cap),
             (Share::AtLeast { of, floor }, Some(t)) => Some((t / of).max(floor).min(t / 2)),
@@ -91,13 +90,15 @@ pub enum When {
     TimedOut(usize),
     /// When more than this much time is left (always without a limit).
     TimeLeft(Duration),
+    /// When phase `k` gave up for a reason other than a limit.
+    GaveUp(usize),
 }
 
 /// The plan for a choice of engine on a task: the program portfolio for
 /// `auto` on a program, else the one engine (backward reachability for
 /// `auto` on a protocol) with all the time.
 pub fn plan(choice: Choice, task: &Task) -> Vec<Phase> {
-    let one = |engine| vec![Phase { engine, tweak: Tweak::None, share: Share::Rest, when: When::Always, fallback: None }];
+    let one = |engine| vec![Phase { engine, tweak: Tweak::None, share: Share::Rest, when: When::Always }];
     match choice {
         Choice::Auto if task.program => programs(),
         Choice::Auto => one(Choice::Bwd),
@@ -112,144 +113,171 @@ pub fn plan(choice: Choice, task: &Task) -> Vec<Phase> {
 /// lazy abstraction (and with case splits); a longer forward execution
 /// (errors behind long loops); candidate invariants again if they ran out
 /// of time; lazy abstraction with half the time left; execution again.
-/// Lazy abstraction hands its phase over to backward reachability when it
-/// gives up for a reason other than a limit.
+/// Backward reachability takes over what is left of a lazy abstraction
+/// phase that gave up for a reason other than a limit.
 pub fn programs() -> Vec<Phase> {
     let ms = Duration::from_millis;
     let secs = Duration::from_secs;
-    let phase = |engine, tweak, share, when| Phase { engine, tweak, share, when, fallback: (engine == Choice::Lazy).then_some(Choice::Bwd) };
-    vec![
-        phase(Choice::Lazy, Tweak::None, Share::Part { of: 40, cap: ms(250) }, When::Always),
-        phase(Choice::Lazy, Tweak::Cases, Share::Part { of: 40, cap: ms(250) }, When::Splittable(0)),
-        phase(Choice::Houdini, Tweak::None, Share::Part { of: 4, cap: secs(8) }, When::Always),
-        phase(Choice::Run, Tweak::None, Share::Part { of: 20, cap: ms(500) }, When::Always),
-        phase(Choice::Lazy, Tweak::None, Share::Part { of: 4, cap: secs(2) }, When::Always),
-        phase(Choice::Lazy, Tweak::Cases, Share::Part { of: 4, cap: secs(2) }, When::Splittable(4)),
-        phase(Choice::Run, Tweak::None, Share::AtLeast { of: 10, floor: secs(3) }, When::Always),
-        phase(Choice::Houdini, Tweak::None, Share::HalfLeft { otherwise: Some(secs(30)) }, When::TimedOut(2)),
-        phase(Choice::Lazy, Tweak::None, Share::HalfLeft { otherwise: None }, When::Always),
-        phase(Choice::Run, Tweak::Reseed(1_000_003), Share::Rest, When::TimeLeft(ms(500))),
-    ]
+    let mut plan = vec![];
+    let mut add = |engine, tweak, share, when| {
+        plan.push(Phase { engine, tweak, share, when });
+        if engine == Choice::Lazy {
+            let k = plan.len() - 1;
+            plan.push(Phase { engine: Choice::Bwd, tweak: Tweak::None, share: Share::LeftOf(k), when: When::GaveUp(k) });
+        }
+        plan.len() - 1
+    };
+    let first = add(Choice::Lazy, Tweak::None, Share::Part { of: 40, cap: ms(250) }, When::Always);
+    add(Choice::Lazy, Tweak::Cases, Share::Part { of: 40, cap: ms(250) }, When::Splittable(first - 1));
+    let guess = add(Choice::Houdini, Tweak::None, Share::Part { of: 4, cap: secs(8) }, When::Always);
+    add(Choice::Run, Tweak::None, Share::Part { of: 20, cap: ms(500) }, When::Always);
+    let quick = add(Choice::Lazy, Tweak::None, Share::Part { of: 4, cap: secs(2) }, When::Always);
+    add(Choice::Lazy, Tweak::Cases, Share::Part { of: 4, cap: secs(2) }, When::Splittable(quick - 1));
+    add(Choice::Run, Tweak::None, Share::AtLeast { of: 10, floor: secs(3) }, When::Always);
+    add(Choice::Houdini, Tweak::None, Share::HalfLeft { otherwise: Some(secs(30)) }, When::TimedOut(guess));
+    add(Choice::Lazy, Tweak::None, Share::HalfLeft { otherwise: None }, When::Always);
+    add(Choice::Run, Tweak::Reseed(1_000_003), Share::Rest, When::TimeLeft(ms(500)));
+    plan
 }
 
 /// What a phase ended with.
 struct Ran {
     result: CheckResult,
-    cert: Option<SafeCertificate>,
+    /// The time it was given.
+    given: Option<Duration>,
+    /// The time it took.
     time: Duration,
     splittable: usize,
 }
 
 /// The run's limits and checking.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Limits {
     /// The time limit of the whole run.
     pub timeout: Option<Duration>,
     /// The node limit of each search.
     pub max_nodes: Option<usize>,
-    /// Whether answers are checked.
-    pub certify: bool,
+    /// Whether answers are checked, and where proofs are written.
+    pub checking: Checking,
 }
 
 /// Runs the plan's phases until one gives a checked answer; that answer
 /// (with a note on the phases before it when there were several), else
 /// the last undecided answer of an engine that can prove safety.
-pub fn solve(task: &Task, plan: &[Phase], settings: &Settings, limits: Limits) -> (CheckResult, Option<SafeCertificate>) {
+pub fn solve(task: &Task, plan: &[Phase], settings: &Settings, limits: &Limits) -> CheckResult {
     let start = Instant::now();
     let left = || limits.timeout.map(|t| t.saturating_sub(start.elapsed()));
     let mut ran: Vec<Option<Ran>> = vec![];
-    let mut last: Option<Ran> = None;
+    let mut last: Option<CheckResult> = None;
+    let names: Vec<String> = plan.iter().map(label).collect();
     for (k, phase) in plan.iter().enumerate() {
         if !runs(phase, &ran, settings, left()) {
             ran.push(None);
             continue;
         }
-        let time = if plan.len() == 1 { limits.timeout } else { phase.share.time(limits.timeout, left()) };
-        let budget = Budget::new(time, limits.max_nodes);
-        let mut r = run_phase(task, phase, settings, &budget, limits.certify);
-        if matches!(r.result.verdict, Verdict::Safe | Verdict::Unsafe) {
+        let given = if plan.len() == 1 { limits.timeout } else { phase.share.time(limits.timeout, left(), &ran) };
+        let s = tweaked(settings, phase.tweak);
+        tracing::info!("phase {} of {}: {} for {}", k + 1, plan.len(), names[k], given.map_or("the rest of the run".to_string(), |g| format!("{:.2}s", g.as_secs_f64())));
+        let t0 = Instant::now();
+        let (mut result, splittable) = run_engine(task, phase.engine, &s, &Budget::new(given, limits.max_nodes), &limits.checking);
+        let time = t0.elapsed();
+        if matches!(result.verdict, Verdict::Safe | Verdict::Unsafe) {
             if plan.len() > 1 {
-                r.result.notes.insert(0, note(plan, &ran, k, &r));
+                result.notes.insert(0, note(&names, &ran, k, time));
             }
-            return (r.result, r.cert);
+            return result;
         }
-        let proves = phase.engine != Choice::Run;
-        ran.push(Some(Ran { result: r.result.clone(), cert: None, time: r.time, splittable: r.splittable }));
-        if proves || last.is_none() {
-            last = Some(r);
+        if let Some(why) = crate::engine::stopped() {
+            result.verdict = Verdict::Unknown(why.reason().into());
+            return result;
+        }
+        if phase.engine != Choice::Run || last.is_none() {
+            last = Some(result.clone());
+        }
+        ran.push(Some(Ran { result, given, time, splittable }));
+    }
+    let mut r = last.expect("a plan runs at least one phase");
+    // a timeout is the reason only when the run's time is up
+    if let (Verdict::Unknown(why), Some(l)) = (&r.verdict, left()) {
+        if why == "timeout" && l > Duration::from_secs(1) {
+            let each: Vec<String> = ran.iter().zip(&names).filter_map(|(r, n)| r.as_ref().map(|r| format!("{n}: {}", reason(&r.result.verdict)))).collect();
+            r.verdict = Verdict::Unknown(format!("every phase ended undecided with {:.1}s of the time limit left ({})", l.as_secs_f64(), each.join("; ")));
         }
     }
-    let r = last.expect("a plan runs at least one phase");
-    (r.result, r.cert)
+    r
+}
+
+/// Why an undecided phase ended (a phase's timeout is its share's end).
+fn reason(v: &Verdict) -> String {
+    match v {
+        Verdict::Unknown(why) if why == "timeout" => "its share of the time ended".into(),
+        Verdict::Unknown(why) => why.clone(),
+        v => v.word().to_lowercase(),
+    }
 }
 
 /// Whether a phase runs, given what the earlier ones did.
 fn runs(phase: &Phase, ran: &[Option<Ran>], settings: &Settings, left: Option<Duration>) -> bool {
+    let at = |k: usize| ran.get(k).and_then(|r| r.as_ref());
     match phase.when {
         When::Always => true,
-        When::Splittable(k) => settings.interpolation.is_none() && ran.get(k).and_then(|r| r.as_ref()).is_some_and(|r| r.splittable > 0),
-        When::TimedOut(k) => ran.get(k).and_then(|r| r.as_ref()).is_some_and(|r| r.result.verdict == Verdict::Unknown("timeout".into())),
+        When::Splittable(k) => settings.interpolation.is_none() && at(k).is_some_and(|r| r.splittable > 0),
+        When::TimedOut(k) => at(k).is_some_and(|r| r.result.verdict == Verdict::Unknown("timeout".into())),
         When::TimeLeft(t) => left.is_none_or(|l| l > t),
+        When::GaveUp(k) => at(k).is_some_and(|r| matches!(&r.result.verdict, Verdict::Unknown(why) if why != "timeout" && why != "node limit")),
     }
 }
 
-/// One phase: its engine, then its fallback with what is left of the
-/// phase's time when the engine gave up for a reason other than a limit.
-fn run_phase(task: &Task, phase: &Phase, settings: &Settings, budget: &Budget, certify: bool) -> Ran {
-    let t0 = Instant::now();
+/// The settings with a phase's tweak.
+fn tweaked(settings: &Settings, tweak: Tweak) -> Settings {
     let mut s = settings.clone();
-    match phase.tweak {
+    match tweak {
         Tweak::None => {}
         Tweak::Cases => s.interpolation = Some(Method::Cases),
         Tweak::Reseed(d) => s.seed = s.seed.wrapping_add(d),
     }
-    let (mut result, mut cert, splittable) = run_engine(task, phase.engine, &s, budget, certify);
-    if let (Some(fb), Verdict::Unknown(why)) = (phase.fallback, &result.verdict) {
-        if why != "timeout" && why != "node limit" {
-            let why = why.clone();
-            let (mut r, c, _) = run_engine(task, fb, &s, budget, certify);
-            r.notes.push(format!("{} gave up ({why}); {} took over", result.engine, r.engine));
-            (result, cert) = (r, c);
-        }
-    }
-    result.time = t0.elapsed();
-    Ran { time: result.time, result, cert, splittable }
+    s
 }
 
 /// One engine on the task within the budget, its answer checked; and the
 /// number of cubes case splits would have split.
-pub fn run_engine(task: &Task, choice: Choice, settings: &Settings, budget: &Budget, certify: bool) -> (CheckResult, Option<SafeCertificate>, usize) {
+pub fn run_engine(task: &Task, choice: Choice, settings: &Settings, budget: &Budget, checking: &Checking) -> (CheckResult, usize) {
+    let t0 = Instant::now();
     let mut engine = engine::build(choice, settings).expect("a plan names engines, not auto");
     let backend = engine.backend();
-    let mut service = Service::new(task.system, backend, certify);
+    let mut service = Service::new(task.system, backend, checking.certify);
     let outcome: Outcome = engine.solve(task, budget, &mut service);
     let splittable = outcome.stats.splittable;
-    let (mut result, cert) = conclude(task.system, outcome, engine.name(), backend, certify);
+    let mut result = conclude(task.system, outcome, engine.name(), backend, checking);
     result.certify_time += service.time;
-    (result, cert, splittable)
+    result.time = t0.elapsed();
+    (result, splittable)
 }
 
-/// The note on a phase that decided: the phases before it that ran.
-fn note(plan: &[Phase], ran: &[Option<Ran>], k: usize, r: &Ran) -> String {
-    let name = |p: &Phase| {
-        let e = match p.engine {
-            Choice::Houdini => "candidate invariants",
-            Choice::Run => "forward execution",
-            Choice::Lazy => "lazy abstraction",
-            Choice::Bwd => "backward reachability",
-            Choice::Pdr => "IC3/PDR",
-            Choice::Auto => "auto",
-        };
-        match p.tweak {
-            Tweak::Cases => format!("{e} with interpolants split into cases"),
-            _ => e.to_string(),
-        }
+/// A phase as notes name it.
+fn label(p: &Phase) -> String {
+    let e = match p.engine {
+        Choice::Houdini => "candidate invariants",
+        Choice::Run => "forward execution",
+        Choice::Lazy => "lazy abstraction",
+        Choice::Bwd => "backward reachability",
+        Choice::Pdr => "IC3/PDR",
+        Choice::Auto => "auto",
     };
-    let before: Vec<String> = ran.iter().zip(plan).filter_map(|(r, p)| r.as_ref().map(|r| format!("{} {:.2}s", name(p), r.time.as_secs_f64()))).collect();
-    let engine = if r.result.engine == "bwd" && plan[k].engine == Choice::Lazy { "backward reachability (after lazy abstraction gave up)".to_string() } else { name(&plan[k]) };
+    match (p.tweak, p.when) {
+        (Tweak::Cases, _) => format!("{e} with interpolants split into cases"),
+        (_, When::GaveUp(_)) => format!("{e} (after lazy abstraction gave up)"),
+        _ => e.to_string(),
+    }
+}
+
+/// The note on phase `k`, which decided in `time`: the phases before it that ran.
+fn note(names: &[String], ran: &[Option<Ran>], k: usize, time: Duration) -> String {
+    let before: Vec<String> = ran.iter().zip(names).filter_map(|(r, n)| r.as_ref().map(|r| format!("{n} {:.2}s", r.time.as_secs_f64()))).collect();
+    let head = format!("portfolio: {} decided in {:.2}s (phase {} of {})", names[k], time.as_secs_f64(), k + 1, names.len());
     if before.is_empty() {
-        format!("portfolio: {engine} decided in {:.2}s (phase {} of {})", r.time.as_secs_f64(), k + 1, plan.len())
+        head
     } else {
-        format!("portfolio: {engine} decided in {:.2}s (phase {} of {}); undecided before it: {}", r.time.as_secs_f64(), k + 1, plan.len(), before.join(", "))
+        format!("{head}; undecided before it: {}", before.join(", "))
     }
 }

@@ -200,9 +200,7 @@ fn relation_cases(p: &Problem, c: &Cube, abs: &Abstracted) -> Vec<Vec<Term>> {
 /// An interpolant of part of the problem's `A`, its terms abstracted as
 /// `abs` says, and the problem's `B`.
 fn interpolate_part(method: Method, solver: &mut dyn Solver, tally: &mut Tally, p: &Problem, abs: Abstracted, timeout_ms: u64) -> Result<Vec<Cube>, Failure> {
-    if std::env::var_os("ARRAX_DEBUG").is_some() {
-        eprintln!("  abstracted: {:?}", abs.terms.iter().map(|t| t.to_string()).collect::<Vec<_>>());
-    }
+    tracing::trace!("abstracted: {:?}", abs.terms.iter().map(|t| t.to_string()).collect::<Vec<_>>());
     let local: Vec<Term> = p.local.iter().chain(&abs.copies).cloned().collect();
     let pieces = match method {
         Method::Projection | Method::Cases => {

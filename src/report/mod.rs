@@ -1,6 +1,7 @@
 //! Presenting results: readable formulas, invariants, traces, statistics,
 //! the text of a check's answer, and its JSON report ([`json`]).
 
+pub mod dot;
 pub mod json;
 
 use crate::answer::{Certification, CheckResult, ConcreteTrace, Execution, Replayed, Stats, Value, Verdict};
@@ -59,7 +60,20 @@ fn leaf(t: &Term) -> String {
     }
 }
 
-/// One invariant clause `∀z̄. ¬(cube)` in readable form.
+/// A cube `∃z̄. φ` in readable form.
+pub fn cube(c: &Cube) -> String {
+    let vars: Vec<String> = c.vars.iter().map(|v| v.to_string()).collect();
+    let body: Vec<String> = c.lits.iter().map(|l| pretty_prec(l, 3)).collect();
+    let body = if body.is_empty() { "true".to_string() } else { body.join(" ∧ ") };
+    if vars.is_empty() {
+        body
+    } else {
+        format!("∃{}. {body}", vars.join(" "))
+    }
+}
+
+/// One invariant clause `∀z̄. ¬(cube)` in readable form, its variables
+/// pairwise distinct (`∀z1 ≠ z2. …`, `∀ distinct z1 z2 z3. …`).
 pub fn clause(c: &Cube) -> String {
     let vars: Vec<String> = c.vars.iter().map(|v| v.to_string()).collect();
     let mut parts: Vec<String> = c.lits.iter().map(|l| pretty_prec(l, 3)).collect();
@@ -70,10 +84,13 @@ pub fn clause(c: &Cube) -> String {
         parts.push(format!("(∀o!{apart}. {})", each.join(" ∧ ")));
     }
     let body = if parts.is_empty() { "true".to_string() } else { parts.join(" ∧ ") };
-    if vars.is_empty() {
-        format!("¬({body})")
-    } else {
-        format!("∀{}. ¬({body})", vars.join(" "))
+    // the variables are pairwise distinct: say so, a clause read literally
+    // over equal processes would say more than the invariant
+    match vars.len() {
+        0 => format!("¬({body})"),
+        1 => format!("∀{}. ¬({body})", vars[0]),
+        2 => format!("∀{} ≠ {}. ¬({body})", vars[0], vars[1]),
+        _ => format!("∀ distinct {}. ¬({body})", vars.join(" ")),
     }
 }
 

@@ -18,7 +18,7 @@
 //! for satisfiable queries with such quantifiers.
 
 use super::{enum_terms, guarded_body, range_fact, Backend, RangeFacts, SatResult, Solver};
-use crate::logic::{free_vars, substitute, EnumValues, Op, Sort, Term};
+use crate::logic::{free_vars, substitute, BitKind, EnumValues, Op, Sort, Term};
 use cvc5::{Kind, TermManager};
 use std::collections::HashMap;
 
@@ -341,6 +341,26 @@ impl Cvc5Solver {
                     return Err(format!("mod needs integer operands: {t}"));
                 }
                 self.mk(Kind::IntsModulus, &xs)
+            }
+            Op::Bits(b) => {
+                arity(2)?;
+                // exact: the words of the arguments, the operator, the word read back
+                let (xs, real) = self.numbers(args, t)?;
+                if real {
+                    return Err(format!("bitwise operators need integer operands: {t}"));
+                }
+                let to_bv = self.tm.mk_op(Kind::IntToBitvector, &[b.width as u32]).map_err(Cvc5Solver::err)?;
+                let mut words = vec![];
+                for x in xs {
+                    words.push(self.tm.mk_term_from_op(to_bv.clone(), &[x]).map_err(Cvc5Solver::err)?);
+                }
+                let k = match b.kind {
+                    BitKind::And => Kind::BitvectorAnd,
+                    BitKind::Or => Kind::BitvectorOr,
+                    BitKind::Xor => Kind::BitvectorXor,
+                };
+                let r = self.mk(k, &words)?;
+                self.mk(if b.signed { Kind::BitvectorSbvToInt } else { Kind::BitvectorUbvToInt }, &[r])
             }
             Op::Select => {
                 if args.len() < 2 {

@@ -12,7 +12,7 @@
 //! unsat cores map back to the assumption terms.
 
 use super::{guarded_body, Backend, RangeFacts, SatResult, Solver};
-use crate::logic::{EnumValues, Op, Sort, Term};
+use crate::logic::{BitKind, EnumValues, Op, Sort, Term};
 use std::collections::HashMap;
 use z3::ast::{Array, Ast, Bool, Dynamic, Int, Real};
 use z3::{Params, SortKind, Symbol};
@@ -195,6 +195,22 @@ impl Z3Solver {
                 match &self.numbers(args, t)?[..] {
                     [Num::Int(a), Num::Int(b)] => a.modulo(b).into(),
                     _ => return Err(format!("mod needs integer operands: {t}")),
+                }
+            }
+            Op::Bits(b) => {
+                arity(2)?;
+                // exact: the words of the arguments, the operator, the word read back
+                match &self.numbers(args, t)?[..] {
+                    [Num::Int(x), Num::Int(y)] => {
+                        let (x, y) = (z3::ast::BV::from_int(x, b.width as u32), z3::ast::BV::from_int(y, b.width as u32));
+                        let r = match b.kind {
+                            BitKind::And => x.bvand(&y),
+                            BitKind::Or => x.bvor(&y),
+                            BitKind::Xor => x.bvxor(&y),
+                        };
+                        r.to_int(b.signed).into()
+                    }
+                    _ => return Err(format!("bitwise operators need integer operands: {t}")),
                 }
             }
             Op::Select => {

@@ -59,7 +59,7 @@ impl Engine for Backward {
                 Explored::Oracle(o) => oracle = o,
             }
         }
-        let mut run = Restarts { sys, searched, settings: &self.settings, budget, backend: self.backend(), stats: Stats::default(), notes: vec![] };
+        let mut run = Restarts { sys, searched, settings: &self.settings, budget, backend: self.backend(), stats: Stats::default(), notes: vec![], graph: None };
         let (answer, dropped) = run.run(oracle, &mut check);
         notes.append(&mut check.notes);
         notes.append(&mut run.notes);
@@ -70,7 +70,7 @@ impl Engine for Backward {
             Answer::Unsafe(Counterexample::Trace(t, _)) => Answer::Unsafe(Counterexample::Trace(t, check.real.take())),
             a => a,
         };
-        Outcome { answer, stats: run.stats, notes }
+        Outcome { graph: run.graph, ..Outcome::new(answer, run.stats, notes) }
     }
 }
 
@@ -85,7 +85,7 @@ fn hint_note(sys: &System, dropped: usize, answer: &Answer) -> String {
 
 /// An answer UNSAFE with a trace the service replayed.
 fn found(t: AbstractTrace, check: &mut TraceCheck, notes: Vec<String>) -> Outcome {
-    Outcome { answer: Answer::Unsafe(Counterexample::Trace(t, check.real.take())), stats: Stats::default(), notes }
+    Outcome::new(Answer::Unsafe(Counterexample::Trace(t, check.real.take())), Stats::default(), notes)
 }
 
 impl Backward {
@@ -178,6 +178,8 @@ struct Restarts<'a, 's> {
     stats: Stats,
     /// Notes on the restarts.
     notes: Vec<String>,
+    /// The last search's graph, when the settings ask for it.
+    graph: Option<crate::answer::SearchGraph>,
 }
 
 impl<'a> Restarts<'a, '_> {
@@ -210,13 +212,14 @@ impl<'a> Restarts<'a, '_> {
             let ended = search.run(&mut |t: &AbstractTrace| check.real(sys, t));
             oracle = search.take_oracle();
             self.stats.absorb(&search.stats);
+            if self.settings.graph {
+                self.graph = Some(search.graph());
+            }
             let answer = match ended {
                 Ended::Answer(a) => return (a, dropped_hints.len()),
                 Ended::Refuted(c) => {
                     let Some(or) = oracle.as_mut() else { return (Answer::Unknown("approximation refuted without an oracle".into()), dropped_hints.len()) };
-                    if std::env::var_os("ARRAX_DEBUG").is_some() {
-                        eprintln!("refuted after {:.2}s ({} nodes): {c}", start.elapsed().as_secs_f64(), search.stats.nodes);
-                    }
+                    tracing::debug!("refuted after {:.2}s ({} nodes): {c}", start.elapsed().as_secs_f64(), search.stats.nodes);
                     or.ban(&c);
                     refuted_here += 1;
                     if refuted_here >= GROW_AFTER && or.procs() < 4 && !cannot_grow {

@@ -4,7 +4,7 @@
 //! is covered by the visited ones (safe: their negations form an inductive
 //! invariant). Visited cubes subsumed by a newer one are deleted.
 
-use crate::answer::{AbstractTrace, Answer, Counterexample, Edge, Hint, Limit, Proof, Stats};
+use crate::answer::{AbstractTrace, Answer, Counterexample, Edge, EdgeKind, GraphEdge, GraphNode, Hint, Limit, NodeKind, Proof, SearchGraph, Stats};
 use crate::system::cube::Cube;
 use crate::reach::fixpoint::{match_cube, subsumes, Facts, Match, Pattern};
 use crate::logic::{Op, Sort, Term};
@@ -105,12 +105,21 @@ pub struct Search<'a> {
     /// Counters and timers.
     pub stats: Stats,
     start: Instant,
-    debug: bool,
     /// The approximation oracle (BRAB), if any.
     oracle: Option<crate::engine::bwd::brab::Oracle<'a>>,
     /// Whether some pre-image was dropped for naming too many processes
     /// (then the search cannot conclude SAFE).
     truncated: bool,
+}
+
+/// What the safety test of a node found.
+enum Safety {
+    /// The cube does not meet the initial states.
+    Disjoint,
+    /// It does, along a spurious trace: the search goes on.
+    Spurious,
+    /// The search ends.
+    End(Ended),
 }
 
 /// How one search ended: with an answer, or with a reason to search again.
@@ -132,7 +141,7 @@ impl<'a> Search<'a> {
     /// A search on `sys` with the given options.
     pub fn new(sys: &'a System, opts: Options) -> Self {
         let solver = smt::checker(opts.backend);
-        Search { sys, opts, solver, nodes: vec![], visited: vec![], seen: HashMap::new(), stats: Stats::default(), start: Instant::now(), debug: std::env::var_os("ARRAX_DEBUG").is_some(), oracle: None, truncated: false }
+        Search { sys, opts, solver, nodes: vec![], visited: vec![], seen: HashMap::new(), stats: Stats::default(), start: Instant::now(), oracle: None, truncated: false }
     }
 
     /// Uses the oracle to approximate visited cubes (BRAB).
@@ -166,10 +175,8 @@ impl<'a> Search<'a> {
     }
 
     fn limit(&self) -> Option<Limit> {
-        if let Some(t) = self.opts.timeout {
-            if self.start.elapsed() >= t {
-                return Some(Limit::Timeout);
-            }
+        if self.opts.timeout.is_some_and(|t| self.start.elapsed() >= t) || crate::engine::interrupted() {
+            return Some(Limit::Timeout);
         }
         if let Some(n) = self.opts.max_nodes {
             if self.stats.nodes >= n {
@@ -192,28 +199,16 @@ impl<'a> Search<'a> {
     /// and the search goes on, ending UNKNOWN if no real trace appears.
     pub fn run(&mut self, replay: &mut dyn FnMut(&AbstractTrace) -> bool) -> Ended {
         self.start = Instant::now();
-        let mut queue: VecDeque<usize> = VecDeque::new();
-        // roots: the unsafe cubes, then the hints still believed (suggested
-        // negated invariants, proven along the way: a trace reaching one refutes it)
-        let hints: Vec<(usize, &crate::system::Quantified)> =
-            self.sys.hints.iter().enumerate().filter(|(k, _)| !self.opts.dropped_hints.contains(k)).collect();
-        let roots = self.sys.unsafe_.iter().map(|u| (None, u)).chain(hints.into_iter().map(|(k, h)| (Some(k), h)));
-        for (hint, u) in roots {
-            let vars: Vec<Term> = (0..u.vars.len()).map(|i| crate::system::cube::zvar(i, &self.sys.index_sort())).collect();
-            let map = u.vars.iter().cloned().zip(vars.iter().cloned()).collect();
-            let lits: Vec<Term> = u.lits.iter().map(|l| crate::logic::substitute(l, &map)).collect();
-            for c in Cube::normalize(&vars, &lits) {
-                if !self.seen.contains_key(&c.key()) {
-                    let id = self.add(c, None, None);
-                    self.nodes[id].hint = hint;
-                    queue.push_back(id);
-                }
-            }
-        }
+        let mut queue = self.roots();
         let mut spurious = false;
         let mut hit_limit: Option<Limit> = None;
         let mut postponed: Vec<usize> = vec![];
+        let mut progress = crate::engine::Progress::new("backward search");
         loop {
+            progress.tick(|| {
+                let s = &self.stats;
+                format!("{} nodes, {} visited, {} covered, {} in the queue, max processes {}, {} solver calls", s.nodes, self.visited.len(), s.covered, queue.len() + postponed.len(), s.max_vars, s.solver_calls())
+            });
             if queue.is_empty() {
                 queue.extend(postponed.drain(..));
             }
@@ -242,35 +237,10 @@ impl<'a> Search<'a> {
                 }
                 Ok(x) => x,
             };
-            // safety
-            let t0 = Instant::now();
-            let q = initial_query(self.sys, &cube);
-            self.stats.calls_safety += 1;
-            let r = self.check(&q);
-            self.stats.t_safety += t0.elapsed();
-            match r {
-                SatResult::Sat => {
-                    if let Some(a) = self.approximated_ancestor(id) {
-                        return Ended::Refuted(self.nodes[a].cube.clone());
-                    }
-                    if let Some(h) = self.root_hint(id) {
-                        return Ended::RefutedHint(h);
-                    }
-                    let trace = self.trace(id);
-                    if replay(&trace) {
-                        return Ended::Answer(Answer::Unsafe(Counterexample::Trace(trace, None)));
-                    }
-                    if !self.opts.exact && self.sys.transitions.iter().any(|t| t.uguard.is_some()) {
-                        self.stats.spurious += 1;
-                        return Ended::Inexact;
-                    }
-                    // a longer trace through the same cube may still be real:
-                    // keep exploring from it (SAFE is out of reach now)
-                    self.stats.spurious += 1;
-                    spurious = true;
-                }
-                SatResult::Unknown(why) => return Ended::Answer(Answer::Unknown(format!("solver: {why}"))),
-                SatResult::Unsat => {}
+            match self.safety(id, &cube, replay) {
+                Safety::Disjoint => {}
+                Safety::Spurious => spurious = true,
+                Safety::End(e) => return e,
             }
             // fixpoint, semantic part (also drops unsatisfiable cubes)
             let t0 = Instant::now();
@@ -281,84 +251,181 @@ impl<'a> Search<'a> {
                 self.nodes[id].fate = Fate::Covered(instances);
                 continue;
             }
-            // approximation (BRAB): a more general candidate, unless it meets the initial states
-            let mut cube = cube;
-            if let Some(oracle) = self.oracle.as_mut() {
-                if let Some((c, images)) = oracle.approximate(&cube) {
-                    let q = initial_query(self.sys, &c);
-                    self.stats.calls_safety += 1;
-                    if self.check(&q) == SatResult::Unsat {
-                        if self.debug {
-                            eprintln!("approximate #{id}: {cube}  ~>  {c}");
-                        }
-                        self.stats.approximated += 1;
-                        self.nodes[id].approx = Some((cube.vars.clone(), images));
-                        self.nodes[id].cube = c.clone();
-                        cube = c;
-                    } else if let Some(o) = self.oracle.as_mut() {
-                        o.ban(&c);
-                    }
+            let cube = self.approximate(id, cube);
+            self.visit(id, &cube);
+            for (child, later) in self.expand(id, &cube) {
+                if later {
+                    postponed.push(child);
+                } else {
+                    queue.push_back(child);
                 }
             }
-            // delete visited cubes the new one subsumes
-            let newp = Pattern::new(cube.clone());
-            let nodes = &mut self.nodes;
-            let mut deleted = 0;
-            self.visited.retain(|&v| match subsumes(&newp, &nodes[v].cube) {
-                Some(images) => {
-                    nodes[v].deleted = Some((id, images));
-                    deleted += 1;
-                    false
-                }
-                None => true,
-            });
-            self.stats.deleted += deleted;
-            if self.debug {
-                eprintln!("visit #{id} (depth {}): {cube}", self.depth(id));
-            }
-            self.visited.push(id);
-            self.nodes[id].fate = Fate::Visited;
-            self.nodes[id].pattern = Some(newp);
-            self.stats.expanded += 1;
-            // pre-images
-            let t0 = Instant::now();
-            for ti in 0..self.sys.transitions.len() {
-                let (pres, dropped) = pre_image(self.sys, &cube, ti, self.opts.max_procs, self.opts.exact);
-                self.truncated |= dropped;
-                for (c, e) in pres {
-                    if let Some(&old) = self.seen.get(&c.key()) {
-                        self.nodes[id].children.push((Some(old), e));
-                        continue;
-                    }
-                    self.stats.max_vars = self.stats.max_vars.max(c.arity());
-                    let later = match self.opts.postpone {
-                        Postpone::Never => false,
-                        Postpone::MoreProcs => c.arity() > cube.arity(),
-                    };
-                    let child = self.add(c, Some(id), Some(e.clone()));
-                    self.nodes[id].children.push((Some(child), e));
-                    if later {
-                        postponed.push(child);
-                    } else {
-                        queue.push_back(child);
-                    }
-                }
-            }
-            self.stats.t_pre += t0.elapsed();
         }
+        Ended::Answer(self.end(hit_limit, spurious))
+    }
+
+    /// The roots of the search: the unsafe cubes, then the hints still
+    /// believed (suggested negated invariants, proven along the way: a
+    /// trace reaching one refutes it).
+    fn roots(&mut self) -> VecDeque<usize> {
+        let mut queue = VecDeque::new();
+        let hints: Vec<(usize, &crate::system::Quantified)> =
+            self.sys.hints.iter().enumerate().filter(|(k, _)| !self.opts.dropped_hints.contains(k)).collect();
+        let roots = self.sys.unsafe_.iter().map(|u| (None, u)).chain(hints.into_iter().map(|(k, h)| (Some(k), h)));
+        for (hint, u) in roots {
+            let vars: Vec<Term> = (0..u.vars.len()).map(|i| crate::system::cube::zvar(i, &self.sys.index_sort())).collect();
+            let map = u.vars.iter().cloned().zip(vars.iter().cloned()).collect();
+            let lits: Vec<Term> = u.lits.iter().map(|l| crate::logic::substitute(l, &map)).collect();
+            for c in Cube::normalize(&vars, &lits) {
+                if !self.seen.contains_key(&c.key()) {
+                    let id = self.add(c, None, None);
+                    self.nodes[id].hint = hint;
+                    queue.push_back(id);
+                }
+            }
+        }
+        queue
+    }
+
+    /// The safety test of a node: whether its cube meets the initial
+    /// states, and if so what that means (a real trace, a refuted
+    /// approximation or hint, a spurious trace).
+    fn safety(&mut self, id: usize, cube: &Cube, replay: &mut dyn FnMut(&AbstractTrace) -> bool) -> Safety {
+        let t0 = Instant::now();
+        let q = initial_query(self.sys, cube);
+        self.stats.calls_safety += 1;
+        let r = self.check(&q);
+        self.stats.t_safety += t0.elapsed();
+        match r {
+            SatResult::Unsat => Safety::Disjoint,
+            SatResult::Unknown(why) => Safety::End(Ended::Answer(Answer::Unknown(format!("solver: {why}")))),
+            SatResult::Sat => {
+                if let Some(a) = self.approximated_ancestor(id) {
+                    return Safety::End(Ended::Refuted(self.nodes[a].cube.clone()));
+                }
+                if let Some(h) = self.root_hint(id) {
+                    return Safety::End(Ended::RefutedHint(h));
+                }
+                let trace = self.trace(id);
+                if replay(&trace) {
+                    return Safety::End(Ended::Answer(Answer::Unsafe(Counterexample::Trace(trace, None))));
+                }
+                self.stats.spurious += 1;
+                if !self.opts.exact && self.sys.transitions.iter().any(|t| t.uguard.is_some()) {
+                    return Safety::End(Ended::Inexact);
+                }
+                // a longer trace through the same cube may still be real:
+                // keep exploring from it (SAFE is out of reach now)
+                Safety::Spurious
+            }
+        }
+    }
+
+    /// The node's cube or, with an oracle (BRAB), a more general candidate
+    /// that does not meet the initial states.
+    fn approximate(&mut self, id: usize, cube: Cube) -> Cube {
+        let Some((c, images)) = self.oracle.as_mut().and_then(|o| o.approximate(&cube)) else { return cube };
+        let q = initial_query(self.sys, &c);
+        self.stats.calls_safety += 1;
+        if self.check(&q) != SatResult::Unsat {
+            if let Some(o) = self.oracle.as_mut() {
+                o.ban(&c);
+            }
+            return cube;
+        }
+        tracing::debug!("approximate #{id}: {cube}  ~>  {c}");
+        self.stats.approximated += 1;
+        self.nodes[id].approx = Some((cube.vars.clone(), images));
+        self.nodes[id].cube = c.clone();
+        c
+    }
+
+    /// Makes the node visited, deleting the visited cubes its cube subsumes.
+    fn visit(&mut self, id: usize, cube: &Cube) {
+        let newp = Pattern::new(cube.clone());
+        let nodes = &mut self.nodes;
+        let mut deleted = 0;
+        self.visited.retain(|&v| match subsumes(&newp, &nodes[v].cube) {
+            Some(images) => {
+                nodes[v].deleted = Some((id, images));
+                deleted += 1;
+                false
+            }
+            None => true,
+        });
+        self.stats.deleted += deleted;
+        tracing::debug!("visit #{id} (depth {}): {cube}", self.depth(id));
+        self.visited.push(id);
+        self.nodes[id].fate = Fate::Visited;
+        self.nodes[id].pattern = Some(newp);
+        self.stats.expanded += 1;
+    }
+
+    /// The node's pre-images, new ones as nodes: each with whether it waits
+    /// until the queue is empty (postponement).
+    fn expand(&mut self, id: usize, cube: &Cube) -> Vec<(usize, bool)> {
+        let t0 = Instant::now();
+        let mut out = vec![];
+        for ti in 0..self.sys.transitions.len() {
+            let (pres, dropped) = pre_image(self.sys, cube, ti, self.opts.max_procs, self.opts.exact);
+            self.truncated |= dropped;
+            for (c, e) in pres {
+                if let Some(&old) = self.seen.get(&c.key()) {
+                    self.nodes[id].children.push((Some(old), e));
+                    continue;
+                }
+                self.stats.max_vars = self.stats.max_vars.max(c.arity());
+                let later = match self.opts.postpone {
+                    Postpone::Never => false,
+                    Postpone::MoreProcs => c.arity() > cube.arity(),
+                };
+                let child = self.add(c, Some(id), Some(e.clone()));
+                self.nodes[id].children.push((Some(child), e));
+                out.push((child, later));
+            }
+        }
+        self.stats.t_pre += t0.elapsed();
+        out
+    }
+
+    /// The answer when the queue is empty or a limit was hit.
+    fn end(&self, hit_limit: Option<Limit>, spurious: bool) -> Answer {
         if let Some(l) = hit_limit {
-            return Ended::Answer(Answer::Unknown(match l {
+            return Answer::Unknown(match l {
                 Limit::Timeout => "timeout".into(),
                 Limit::NodeLimit => "node limit".into(),
-            }));
+            });
         }
         if spurious {
-            return Ended::Answer(Answer::Unknown("only spurious traces found (universal guards)".into()));
+            return Answer::Unknown("only spurious traces found (universal guards)".into());
         }
         if self.truncated {
-            return Ended::Answer(Answer::Unknown(format!("process limit: pre-images naming more than {} processes were dropped", self.opts.max_procs)));
+            return Answer::Unknown(format!("process limit: pre-images naming more than {} processes were dropped", self.opts.max_procs));
         }
-        Ended::Answer(Answer::Safe(self.proof()))
+        Answer::Safe(self.proof())
+    }
+
+    /// The search as a graph: each node with its cube, pre-image edges
+    /// from a cube to its pre-images, covering edges to the coverers.
+    pub fn graph(&self) -> SearchGraph {
+        let mut g = SearchGraph::default();
+        for (id, n) in self.nodes.iter().enumerate() {
+            let kind = match (&n.fate, n.deleted.is_some(), n.parent) {
+                (_, true, _) => NodeKind::Deleted,
+                (Fate::Covered(_), ..) => NodeKind::Covered,
+                (Fate::Pending, ..) => NodeKind::Pending,
+                (Fate::Visited, _, None) => NodeKind::Root,
+                (Fate::Visited, _, Some(_)) => NodeKind::Visited,
+            };
+            g.nodes.push(GraphNode { cubes: vec![n.cube.clone()], kind });
+            if let (Some(p), Some(e)) = (n.parent, &n.edge) {
+                g.edges.push(GraphEdge { from: p, to: id, kind: EdgeKind::Pre(self.sys.transitions[e.transition].name.clone()) });
+            }
+            if let Fate::Covered(by) = &n.fate {
+                g.edges.extend(by.iter().map(|(c, _)| GraphEdge { from: id, to: *c, kind: EdgeKind::Covers }));
+            }
+        }
+        g
     }
 
     fn add(&mut self, cube: Cube, parent: Option<usize>, edge: Option<Edge>) -> usize {

@@ -19,12 +19,14 @@ use std::collections::HashMap;
 /// The lazy abstraction engine.
 pub struct LazyAbstraction {
     settings: Settings,
+    /// The last tree, as a graph, when the settings ask for it.
+    graph: Option<crate::answer::SearchGraph>,
 }
 
 impl LazyAbstraction {
     /// The engine with these settings.
     pub fn new(settings: Settings) -> Self {
-        LazyAbstraction { settings }
+        LazyAbstraction { settings, graph: None }
     }
 
     /// The terms to abstract in `s`: the user's first, then the automatic
@@ -57,7 +59,7 @@ impl LazyAbstraction {
     /// A proof for every value of the symbolic sizes, instantiated (with
     /// half the time): the proof and a note, or a note on why there is
     /// none (`None`: the system has no large literals).
-    fn generalised(&self, sys: &System, budget: &Budget, stats: &mut Stats) -> Option<Result<(Answer, String), String>> {
+    fn generalised(&mut self, sys: &System, budget: &Budget, stats: &mut Stats) -> Option<Result<(Answer, String), String>> {
         let (gen, values) = sizes::symbolic_constants(sys)?;
         let names: Vec<String> = values.iter().map(|(k, v)| format!("{k} = {v}")).collect();
         let names = names.join(", ");
@@ -65,6 +67,7 @@ impl LazyAbstraction {
         // traces of the generalised system are never accepted
         let answer = lz.run(&mut |_| false);
         stats.absorb(&lz.stats);
+        self.graph = self.settings.graph.then(|| lz.graph());
         Some(match answer {
             Answer::Safe(mut proof) => {
                 let back: HashMap<Term, Term> = values.iter().map(|(k, v)| (k.clone(), Term::int(*v))).collect();
@@ -96,7 +99,7 @@ impl Engine for LazyAbstraction {
         match self.generalised(sys, budget, &mut stats) {
             Some(Ok((answer, note))) => {
                 notes.push(note);
-                return Outcome { answer, stats, notes };
+                return Outcome { graph: self.graph.take(), ..Outcome::new(answer, stats, notes) };
             }
             Some(Err(note)) => notes.push(note),
             None => {}
@@ -105,11 +108,12 @@ impl Engine for LazyAbstraction {
         let mut lz = Lazy::new(sys, self.options(sys, budget, budget.left()));
         let answer = lz.run(&mut |t: &AbstractTrace| check.real(sys, t));
         stats.absorb(&lz.stats);
+        let graph = self.settings.graph.then(|| lz.graph());
         notes.append(&mut check.notes);
         let answer = match answer {
             Answer::Unsafe(Counterexample::Trace(t, _)) => Answer::Unsafe(Counterexample::Trace(t, check.real.take())),
             a => a,
         };
-        Outcome { answer, stats, notes }
+        Outcome { graph, ..Outcome::new(answer, stats, notes) }
     }
 }

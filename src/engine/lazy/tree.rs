@@ -22,7 +22,7 @@
 //! - When no node is left to expand, the labels of the uncovered nodes form
 //!   an inductive invariant (certified by the caller).
 
-use crate::answer::{AbstractTrace, Answer, Counterexample, Edge, Limit, Proof, Stats};
+use crate::answer::{AbstractTrace, Answer, Counterexample, Edge, EdgeKind, GraphEdge, GraphNode, Limit, NodeKind, Proof, SearchGraph, Stats};
 use crate::reach::abstraction::abstract_cube;
 use crate::system::cube::{zvar, Cube};
 use crate::reach::fixpoint::{match_cube, Facts, Match, Pattern};
@@ -93,7 +93,6 @@ pub struct Lazy<'a> {
     /// Counters and timers.
     pub stats: Stats,
     start: Instant,
-    debug: bool,
     /// Whether some pre-image was dropped for naming too many processes.
     pub truncated: bool,
 }
@@ -169,11 +168,11 @@ impl<'a> Lazy<'a> {
     /// A search on `sys`.
     pub fn new(sys: &'a System, opts: Options) -> Self {
         let solver = smt::solver(opts.backend);
-        Lazy { sys, opts, solver, nodes: vec![], queue: VecDeque::new(), stats: Stats::default(), start: Instant::now(), debug: std::env::var_os("ARRAX_DEBUG").is_some(), truncated: false }
+        Lazy { sys, opts, solver, nodes: vec![], queue: VecDeque::new(), stats: Stats::default(), start: Instant::now(), truncated: false }
     }
 
     fn limit(&self) -> Option<Limit> {
-        if self.opts.timeout.is_some_and(|t| self.start.elapsed() >= t) {
+        if self.opts.timeout.is_some_and(|t| self.start.elapsed() >= t) || crate::engine::interrupted() {
             return Some(Limit::Timeout);
         }
         if self.opts.max_nodes.is_some_and(|n| self.stats.nodes >= n) {
@@ -456,18 +455,14 @@ impl<'a> Lazy<'a> {
                 continue;
             }
             let b = prefix(self.sys, &ts, j).instantiate(self.sys, &disjunction(&a));
-            if self.debug {
-                eprintln!("  A[{j}] = {}", a.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ∨ "));
-            }
+            tracing::debug!("  A[{j}] = {}", a.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ∨ "));
             // a prefix infeasible by itself (counters that cannot agree)
             // says nothing about this node: its label stays, and so does
             // the tree's invariant (pre-images are monotone)
             self.stats.calls_itp += 1;
             if self.check(&b) == SatResult::Unsat {
                 let own = self.nodes[path[j]].label.clone();
-                if self.debug {
-                    eprintln!("  itp[{j}] #{}: the prefix alone is infeasible; label kept", path[j]);
-                }
+                tracing::debug!("  itp[{j}] #{}: the prefix alone is infeasible; label kept", path[j]);
                 labels.push(own.clone());
                 prev = own;
                 continue;
@@ -481,9 +476,7 @@ impl<'a> Lazy<'a> {
                 Failure::Satisfiable => Refusal::Failed(format!("path prefix of length {} meets the pre-image (instantiation too weak)", path.len() - 1 - j)),
                 Failure::Unknown(w) => Refusal::Failed(format!("interpolation: {w}")),
             })?;
-            if self.debug {
-                eprintln!("  itp[{j}] #{}: {}", path[j], itp.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ∨ "));
-            }
+            tracing::debug!("  itp[{j}] #{}: {}", path[j], itp.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ∨ "));
             labels.push(itp.clone());
             prev = itp;
         }
@@ -571,17 +564,10 @@ impl<'a> Lazy<'a> {
     /// Runs the search; `replay` decides whether a candidate trace is real.
     pub fn run(&mut self, replay: &mut dyn FnMut(&AbstractTrace) -> bool) -> Answer {
         self.start = Instant::now();
-        let isort = self.sys.index_sort();
-        for u in &self.sys.unsafe_ {
-            let vars: Vec<Term> = (0..u.vars.len()).map(|i| zvar(i, &isort)).collect();
-            let map = u.vars.iter().cloned().zip(vars.iter().cloned()).collect();
-            let lits: Vec<Term> = u.lits.iter().map(|l| substitute(l, &map)).collect();
-            let label = Cube::normalize(&vars, &lits);
-            if !label.is_empty() {
-                self.add(label, None, None);
-            }
-        }
+        self.roots();
+        let mut progress = crate::engine::Progress::new("lazy abstraction");
         while let Some(id) = self.queue.pop_front() {
+            progress.tick(|| format!("{} nodes, {} expanded, {} refinements, {} in the queue, {} solver calls", self.stats.nodes, self.stats.expanded, self.stats.refinements, self.queue.len(), self.stats.solver_calls()));
             if self.nodes[id].state != State::Queued {
                 continue;
             }
@@ -601,9 +587,7 @@ impl<'a> Lazy<'a> {
                     for ch in self.nodes[id].children.clone() {
                         self.delete(ch);
                     }
-                    if self.debug {
-                        eprintln!("covered #{id} by {by:?}");
-                    }
+                    tracing::debug!("covered #{id} by {by:?}");
                     self.nodes[id].state = State::Covered(by);
                     continue;
                 }
@@ -615,9 +599,7 @@ impl<'a> Lazy<'a> {
             match meets {
                 Err(why) => return Answer::Unknown(format!("solver: {why}")),
                 Ok(true) => {
-                    if self.debug {
-                        eprintln!("#{id} meets the initial states: {}", self.label_text(id));
-                    }
+                    tracing::debug!("#{id} meets the initial states: {}", self.label_text(id));
                     self.queue.push_front(id);
                     match self.refine(id) {
                         Ok(true) => {
@@ -640,72 +622,110 @@ impl<'a> Lazy<'a> {
                 }
                 Ok(false) => {}
             }
-            // expand
-            if self.debug {
-                eprintln!("expand #{id}: {}", self.label_text(id));
-            }
-            self.stats.expanded += 1;
-            let t0 = Instant::now();
-            for ti in 0..self.sys.transitions.len() {
-                if self.nodes[id].expanded[ti] {
-                    continue;
-                }
-                self.nodes[id].expanded[ti] = true;
-                let label = self.nodes[id].label.clone();
-                let pre = self.pre_all(&label, ti);
-                if pre.is_empty() {
-                    continue;
-                }
-                // cube by cube: the exact pre-image where the tree already
-                // covers it (a loop whose body keeps the label), its
-                // abstraction elsewhere; a child wholly covered is created
-                // covered
-                let exact = self.with_facts(pre.clone());
-                if exact.is_empty() {
-                    continue;
-                }
-                let mut abs = vec![];
-                let mut coverers: Option<Vec<usize>> = Some(vec![]);
-                for c in &exact {
-                    match self.covered_by_others(std::slice::from_ref(c), &HashSet::new()) {
-                        Ok(Some(by)) => {
-                            abs.push(c.clone());
-                            if let Some(all) = coverers.as_mut() {
-                                all.extend(by);
-                            }
-                        }
-                        _ => {
-                            coverers = None;
-                            abs.extend(self.with_facts(abstract_cube(c, &self.opts.terms)));
-                        }
-                    }
-                }
-                if let Some(mut by) = coverers {
-                    by.sort();
-                    by.dedup();
-                    let child = self.add(exact, Some(id), Some(ti));
-                    self.stats.covered += 1;
-                    if self.debug {
-                        eprintln!("covered #{child} by {by:?} (exact pre-image)");
-                    }
-                    self.nodes[child].state = State::Covered(by);
-                    continue;
-                }
-                let abs = dedup(abs);
-                if !abs.is_empty() {
-                    let child = self.add(abs, Some(id), Some(ti));
-                    if self.debug {
-                        eprintln!("  child #{child} of #{id} under {}", self.sys.transitions[ti].name);
-                    }
-                }
-            }
-            self.stats.t_pre += t0.elapsed();
+            self.expand(id);
             self.nodes[id].state = State::Expanded;
         }
         if self.truncated {
             return Answer::Unknown(format!("process limit: pre-images naming more than {} processes were dropped", self.opts.max_procs));
         }
         Answer::Safe(self.proof())
+    }
+
+    /// Expands a node: a child per transition not yet expanded, labelled,
+    /// cube by cube, with the exact pre-image where the tree already covers
+    /// it (a loop whose body keeps the label) and its abstraction elsewhere;
+    /// a child wholly covered is created covered.
+    fn expand(&mut self, id: usize) {
+    tracing::debug!("expand #{id}: {}", self.label_text(id));
+    self.stats.expanded += 1;
+    let t0 = Instant::now();
+    for ti in 0..self.sys.transitions.len() {
+        if self.nodes[id].expanded[ti] {
+            continue;
+        }
+        self.nodes[id].expanded[ti] = true;
+        let label = self.nodes[id].label.clone();
+        let pre = self.pre_all(&label, ti);
+        if pre.is_empty() {
+            continue;
+        }
+        // cube by cube: the exact pre-image where the tree already
+        // covers it (a loop whose body keeps the label), its
+        // abstraction elsewhere; a child wholly covered is created
+        // covered
+        let exact = self.with_facts(pre.clone());
+        if exact.is_empty() {
+            continue;
+        }
+        let mut abs = vec![];
+        let mut coverers: Option<Vec<usize>> = Some(vec![]);
+        for c in &exact {
+            match self.covered_by_others(std::slice::from_ref(c), &HashSet::new()) {
+                Ok(Some(by)) => {
+                    abs.push(c.clone());
+                    if let Some(all) = coverers.as_mut() {
+                        all.extend(by);
+                    }
+                }
+                _ => {
+                    coverers = None;
+                    abs.extend(self.with_facts(abstract_cube(c, &self.opts.terms)));
+                }
+            }
+        }
+        if let Some(mut by) = coverers {
+            by.sort();
+            by.dedup();
+            let child = self.add(exact, Some(id), Some(ti));
+            self.stats.covered += 1;
+            tracing::debug!("covered #{child} by {by:?} (exact pre-image)");
+            self.nodes[child].state = State::Covered(by);
+            continue;
+        }
+        let abs = dedup(abs);
+        if !abs.is_empty() {
+            let child = self.add(abs, Some(id), Some(ti));
+            tracing::debug!("  child #{child} of #{id} under {}", self.sys.transitions[ti].name);
+        }
+    }
+    self.stats.t_pre += t0.elapsed();
+    }
+
+    /// The roots: a node per unsafe cube.
+    fn roots(&mut self) {
+        let isort = self.sys.index_sort();
+        for u in &self.sys.unsafe_ {
+            let vars: Vec<Term> = (0..u.vars.len()).map(|i| zvar(i, &isort)).collect();
+            let map = u.vars.iter().cloned().zip(vars.iter().cloned()).collect();
+            let lits: Vec<Term> = u.lits.iter().map(|l| substitute(l, &map)).collect();
+            let label = Cube::normalize(&vars, &lits);
+            if !label.is_empty() {
+                self.add(label, None, None);
+            }
+        }
+    }
+
+    /// The tree as a graph: each node with its label, an edge from a node
+    /// to each child (under its transition), covering edges to the coverers.
+    pub fn graph(&self) -> SearchGraph {
+        let mut g = SearchGraph::default();
+        for (id, n) in self.nodes.iter().enumerate() {
+            let kind = match (&n.state, n.parent) {
+                (State::Covered(_), _) => NodeKind::Covered,
+                (State::Deleted, _) => NodeKind::Deleted,
+                (State::Queued, _) => NodeKind::Pending,
+                (State::Expanded, None) => NodeKind::Root,
+                (State::Expanded, Some(_)) => NodeKind::Visited,
+            };
+            g.nodes.push(GraphNode { cubes: n.label.clone(), kind });
+            if let (Some(p), Some(t)) = (n.parent, n.via) {
+                g.edges.push(GraphEdge { from: p, to: id, kind: EdgeKind::Pre(self.sys.transitions[t].name.clone()) });
+            }
+            if let State::Covered(by) = &n.state {
+                g.edges.extend(by.iter().map(|c| GraphEdge { from: id, to: *c, kind: EdgeKind::Covers }));
+            }
+        }
+        g
     }
 
     fn label_text(&self, id: usize) -> String {

@@ -70,9 +70,7 @@ impl Search<'_> {
     /// them out of it (term abstraction's aim).
     fn inductive(&mut self, c: &Cube, depth: usize, budget: &mut usize) -> Option<Cube> {
         let mut a = if self.opts.quantify { self.quantify(c).unwrap_or_else(|| c.clone()) } else { c.clone() };
-        if self.debug {
-            eprintln!("  {}inductive attempt from {a}", "  ".repeat(depth));
-        }
+        tracing::debug!("  {}inductive attempt from {a}", "  ".repeat(depth));
         let mut rounds = 0;
         while rounds < MAX_DOWN {
             if a.lits.is_empty() || !matches!(self.q.initial(&a), Ok(Some(_))) || self.limit().is_some() {
@@ -108,9 +106,7 @@ impl Search<'_> {
             }
             a = keep(&a, kept);
             rounds += 1;
-            if self.debug {
-                eprintln!("  {}down to {a}", "  ".repeat(depth));
-            }
+            tracing::debug!("  {}down to {a}", "  ".repeat(depth));
         }
         None
     }
@@ -225,9 +221,7 @@ impl Search<'_> {
                 _ => break,
             }
         }
-        if self.debug {
-            eprintln!("lemma at level {level}: ¬({g})");
-        }
+        tracing::debug!("lemma at level {level}: ¬({g})");
         if self.frames.add(g, level) {
             self.stats.lemmas += 1;
         }

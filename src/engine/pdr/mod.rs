@@ -5,12 +5,10 @@
 //! cores, inductive generalisation with counterexamples to generalisation
 //! ([`generalize`]) and Quic3's quantifier generalisation of ground index
 //! terms ([`quantify`]); lemmas pushed forward until two frames agree
-//! ([`search`]); abstraction refined on spurious counterexamples
-//! ([`abstraction`]). The invariant is certified by the other solver like
+//! ([`search`]). The invariant is certified by the other solver like
 //! every SAFE answer; a chain of obligations reaching the initial states
 //! is replayed before it is answered.
 
-pub mod abstraction;
 pub mod frame;
 pub mod generalize;
 pub mod lemma;
@@ -48,10 +46,8 @@ impl Pdr {
             lemmas: self.settings.pdr_lemmas,
             quantify: true,
             ctg: true,
-            abstraction: self.settings.pdr_abstraction,
             terms: terms::abstraction_terms(sys),
             facts: facts(sys),
-            verbose: self.settings.verbose,
         }
     }
 }
@@ -102,6 +98,6 @@ impl Engine for Pdr {
             Answer::Unsafe(Counterexample::Trace(t, _)) => Answer::Unsafe(Counterexample::Trace(t, check.real.take())),
             a => a,
         };
-        Outcome { answer, stats: search.stats, notes }
+        Outcome::new(answer, search.stats, notes)
     }
 }

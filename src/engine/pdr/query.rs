@@ -91,8 +91,6 @@ pub struct Queries<'a> {
     steps: Vec<Step>,
     max_procs: usize,
     deadline: Option<Instant>,
-    /// Transitions left out of queries (proof-based abstraction).
-    pub hidden: HashSet<usize>,
     /// Solver calls.
     pub calls: usize,
     /// Time in the solver.
@@ -103,7 +101,7 @@ impl<'a> Queries<'a> {
     /// Queries on `sys` with a solver of `backend`.
     pub fn new(sys: &'a System, backend: smt::Backend, mode: Lemmas, max_procs: usize, deadline: Option<Instant>) -> Self {
         let steps = (0..sys.transitions.len()).map(|ti| Step::of(sys, ti)).collect();
-        Queries { sys, solver: smt::solver(backend), mode, steps, max_procs, deadline, hidden: HashSet::new(), calls: 0, time: Duration::ZERO }
+        Queries { sys, solver: smt::solver(backend), mode, steps, max_procs, deadline, calls: 0, time: Duration::ZERO }
     }
 
     /// Checks the conjunction of `parts` under the assumptions.
@@ -202,9 +200,6 @@ impl<'a> Queries<'a> {
         let (_, sk, lits) = Self::skolemise(c);
         let mut used: HashSet<usize> = HashSet::new();
         for ti in 0..self.steps.len() {
-            if self.hidden.contains(&ti) {
-                continue;
-            }
             let step = &self.steps[ti];
             let next: Vec<Term> = lits.iter().map(|l| substitute(l, &step.next)).collect();
             if step.guard.as_bool() == Some(false) {

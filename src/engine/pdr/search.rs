@@ -9,7 +9,6 @@
 //! lemmas of its own level equals the next one, and its lemmas form the
 //! inductive invariant (certified by the caller with the other solver).
 
-use super::abstraction::Abstraction;
 use super::frame::Frames;
 use super::lemma::{Lemmas, INFINITY};
 use super::obligation::{Obligation, Obligations};
@@ -38,16 +37,12 @@ pub struct Options {
     pub quantify: bool,
     /// Whether minimisation blocks counterexamples to generalisation.
     pub ctg: bool,
-    /// The abstraction the search refines (none, CTIGAR's, proof-based).
-    pub abstraction: Abstraction,
     /// Terms term abstraction names (counters and sizes): literals about
     /// them alone are dropped first.
     pub terms: Vec<Term>,
     /// Cubes whose negations hold by construction (range and location
     /// facts): lemmas of every frame, and part of the invariant.
     pub facts: Vec<Cube>,
-    /// Whether to report progress per frame on stderr.
-    pub verbose: bool,
 }
 
 /// Frame `j` of `frames` as queries see it (`F_0`: the initial states).
@@ -69,8 +64,6 @@ pub struct Search<'a> {
     pub(super) k: usize,
     /// Counters and timers.
     pub stats: Stats,
-    /// Whether to trace the search on stderr (`ARRAX_DEBUG`).
-    pub(super) debug: bool,
 }
 
 impl<'a> Search<'a> {
@@ -81,7 +74,7 @@ impl<'a> Search<'a> {
         for f in &opts.facts {
             frames.add(f.clone(), INFINITY);
         }
-        Search { sys, opts, q, frames, k: 1, stats: Stats::default(), debug: std::env::var_os("ARRAX_DEBUG").is_some() }
+        Search { sys, opts, q, frames, k: 1, stats: Stats::default() }
     }
 
     /// Why the search must stop now, if it must.
@@ -113,7 +106,7 @@ impl<'a> Search<'a> {
         let roots = self.roots();
         for u in &roots {
             match self.q.initial(u) {
-                Ok(None) => return self.counterexample(AbstractTrace { cubes: vec![u.clone()], edges: vec![] }, replay),
+                Ok(None) => return self.refute(AbstractTrace { cubes: vec![u.clone()], edges: vec![] }, replay),
                 Ok(Some(_)) => {}
                 Err(w) => return Answer::Unknown(format!("solver: {w}")),
             }
@@ -131,10 +124,7 @@ impl<'a> Search<'a> {
                     }
                     match self.block(u.clone()) {
                         Ok(None) => {}
-                        Ok(Some(trace)) => match self.refute(trace, replay) {
-                            Some(answer) => return answer,
-                            None => continue,
-                        },
+                        Ok(Some(trace)) => return self.refute(trace, replay),
                         Err(why) => return Answer::Unknown(why),
                     }
                 }
@@ -155,22 +145,14 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// A candidate trace: answered UNSAFE when it replays; otherwise the
-    /// abstraction is refined (`None`: search on) or the search ends.
-    fn refute(&mut self, trace: AbstractTrace, replay: &mut dyn FnMut(&AbstractTrace) -> bool) -> Option<Answer> {
+    /// A candidate trace: answered UNSAFE when it replays, else the search
+    /// ends (a spurious chain comes from instantiation's incompleteness).
+    fn refute(&mut self, trace: AbstractTrace, replay: &mut dyn FnMut(&AbstractTrace) -> bool) -> Answer {
         if replay(&trace) {
-            return Some(Answer::Unsafe(Counterexample::Trace(trace, None)));
+            return Answer::Unsafe(Counterexample::Trace(trace, None));
         }
         self.stats.spurious += 1;
-        if self.refine(&trace) {
-            return None;
-        }
-        Some(Answer::Unknown("candidate counterexample did not replay".into()))
-    }
-
-    /// The answer for a candidate trace found before any frame.
-    fn counterexample(&mut self, trace: AbstractTrace, replay: &mut dyn FnMut(&AbstractTrace) -> bool) -> Answer {
-        self.refute(trace, replay).unwrap_or_else(|| Answer::Unknown("candidate counterexample did not replay".into()))
+        Answer::Unknown("candidate counterexample did not replay".into())
     }
 
     /// Blocks the unsafe cube `root` at the last frame: `Ok(None)` once it
@@ -188,9 +170,7 @@ impl<'a> Search<'a> {
             if obs.get(id).parent.is_some() && !self.q.meets(&frame(&self.frames, j), &c, &[]).map_err(|w| format!("solver: {w}"))? {
                 continue;
             }
-            if self.debug {
-                eprintln!("obligation at level {j}: {c}");
-            }
+            tracing::debug!("obligation at level {j}: {c}");
             match self.q.relative(&frame(&self.frames, j - 1), &c, true) {
                 Relative::Predecessor(p, e, _) => {
                     let pred = Obligation { cube: p, level: j - 1, parent: Some(id), edge: Some(e), depth: depth + 1 };
@@ -261,24 +241,22 @@ impl<'a> Search<'a> {
         Proof { invariant, hints, self_checked: false }
     }
 
-    /// Reports the frames on stderr (with `-v`).
+    /// Reports the frames (`-v`: one line per frame).
     fn progress(&mut self) {
         self.stats.calls_pdr = self.q.calls;
         self.stats.t_solver = self.q.time;
-        if self.opts.verbose {
-            let (per, every) = self.frames.profile(self.k + 1);
-            eprintln!(
-                "pdr: frame {}: {} lemmas in frames 1…{} ({} of level {}), {} inductive; obligations {}, solver calls {} ({:.2}s)",
-                self.k,
-                per.iter().sum::<usize>(),
-                self.k + 1,
-                per[self.k - 1],
-                self.k,
-                every,
-                self.stats.obligations,
-                self.q.calls,
-                self.q.time.as_secs_f64()
-            );
-        }
+        let (per, every) = self.frames.profile(self.k + 1);
+        tracing::info!(
+            "IC3/PDR: frame {}: {} lemmas in frames 1…{} ({} of level {}), {} inductive; obligations {}, solver calls {} ({:.2}s)",
+            self.k,
+            per.iter().sum::<usize>(),
+            self.k + 1,
+            per[self.k - 1],
+            self.k,
+            every,
+            self.stats.obligations,
+            self.q.calls,
+            self.q.time.as_secs_f64()
+        );
     }
 }

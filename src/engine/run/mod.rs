@@ -365,7 +365,7 @@ fn unsafe_hit(prog: &Program, st: &mut State, ch: &mut Chooser) -> Result<Option
 
 /// How one run went: its end, the steps it executed, the choices it made
 /// (none: every run from the same system does the same).
-struct Outcome {
+struct RunEnd {
     end: End,
     steps: u64,
     accelerated: u64,
@@ -381,11 +381,11 @@ struct Setting<'a> {
 }
 
 /// One run from a fresh initial state.
-fn run_once(set: &Setting, mode: Mode, seed: u64, spike: u64, limit: u64) -> Outcome {
+fn run_once(set: &Setting, mode: Mode, seed: u64, spike: u64, limit: u64) -> RunEnd {
     let constants = &set.prog.constants;
     let mut ch = Chooser::new(mode, seed, constants, spike);
     let (end, steps, accelerated) = execute(set, &mut ch, limit, &mut |_, _| true);
-    Outcome { end, steps, accelerated, choices: ch.choices }
+    RunEnd { end, steps, accelerated, choices: ch.choices }
 }
 
 /// One run of the forward engine: how it chooses values (mode, seed, the
@@ -435,7 +435,7 @@ pub fn sample(sys: &System, prog: &Program, runs: usize, seed: u64, deadline: Op
         if matches!(end, End::Found(_)) {
             return Some(Opening { mode, seed, spike, limit });
         }
-        if ch.choices == 0 || matches!(end, End::Timeout) || deadline.is_some_and(|d| Instant::now() >= d) {
+        if ch.choices == 0 || matches!(end, End::Timeout) || deadline.is_some_and(|d| Instant::now() >= d) || crate::engine::interrupted() {
             break;
         }
     }
@@ -446,29 +446,10 @@ pub fn sample(sys: &System, prog: &Program, runs: usize, seed: u64, deadline: Op
 /// `limit` steps; how it ended, the steps and of those the accelerated ones.
 fn execute(set: &Setting, ch: &mut Chooser, limit: u64, observe: &mut impl FnMut(&State, usize) -> bool) -> (End, u64, u64) {
     let (sys, prog, loops, deadline) = (set.sys, set.prog, set.loops, set.deadline);
-    let arrays: Vec<Cells> = prog.array_init.iter().map(|(d, r)| Cells::new(*d, r.lo, r.hi)).collect();
-    let mut st = State { scalars: vec![0; prog.scalar_terms.len()], arrays };
-    let mut initial_ok = false;
-    for _ in 0..32 {
-        for (slot, r) in prog.scalar_init.iter().enumerate() {
-            st.scalars[slot] = ch.pick(r.lo, r.hi);
-        }
-        let mut ok = true;
-        for c in &prog.init_check {
-            match st.eval(c, &[], ch) {
-                Ok(0) => ok = false,
-                Ok(_) => {}
-                Err(f) => return (End::Fault(f), 0, 0),
-            }
-        }
-        if ok {
-            initial_ok = true;
-            break;
-        }
-    }
-    if !initial_ok {
-        return (End::Stuck, 0, 0);
-    }
+    let mut st = match initial_state(prog, ch) {
+        Ok(st) => st,
+        Err(e) => return (e, 0, 0),
+    };
     let initial = st.scalars.clone();
     ch.initial = ch.choices;
     let width = prog.steps.iter().map(|s| s.locals).max().unwrap_or(1);
@@ -495,53 +476,14 @@ fn execute(set: &Setting, ch: &mut Chooser, limit: u64, observe: &mut impl FnMut
             break Err(End::Limit);
         }
         ticks = ticks.wrapping_add(1);
-        if ticks & 0xffff == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+        if ticks & 0xffff == 0 && (deadline.is_some_and(|d| Instant::now() >= d) || crate::engine::interrupted()) {
             break Err(End::Timeout);
         }
-        let cands: &[usize] = prog.by_pc.get(at).map(|v| v.as_slice()).unwrap_or(&[]);
-        let mut count = 0u64;
-        let mut pick = usize::MAX;
-        if prog.exclusive.get(at).copied().unwrap_or(false) {
-            // at most one is enabled: the one taken last here first
-            let n = cands.len();
-            for off in 0..n {
-                let k = (last[at] + off) % n;
-                let t = cands[k];
-                match enabled(prog, t, &mut st, ch, &mut loc) {
-                    Ok(true) => {
-                        last[at] = k;
-                        count = 1;
-                        pick = t;
-                        let m = prog.steps[t].values.len();
-                        chosen[..m].copy_from_slice(&loc[..m]);
-                        break;
-                    }
-                    Ok(false) => {}
-                    Err(f) => break 'run Err(End::Fault(f)),
-                }
-            }
-        } else {
-            for &t in cands.iter().chain(&prog.others) {
-                match enabled(prog, t, &mut st, ch, &mut loc) {
-                    Ok(true) => {
-                        count += 1;
-                        if count > 1 {
-                            ch.choices += 1;
-                        }
-                        if count == 1 || ch.rng.next().is_multiple_of(count) {
-                            pick = t;
-                            let m = prog.steps[t].values.len();
-                            chosen[..m].copy_from_slice(&loc[..m]);
-                        }
-                    }
-                    Ok(false) => {}
-                    Err(f) => break 'run Err(End::Fault(f)),
-                }
-            }
-        }
-        if count == 0 {
-            break Err(End::Stuck);
-        }
+        let pick = match choose(prog, at, &mut st, ch, &mut loc, &mut chosen, &mut last) {
+            Ok(Some(t)) => t,
+            Ok(None) => break Err(End::Stuck),
+            Err(f) => break 'run Err(End::Fault(f)),
+        };
         if !observe(&st, pick) {
             break Err(End::Limit);
         }
@@ -590,6 +532,74 @@ fn execute(set: &Setting, ch: &mut Chooser, limit: u64, observe: &mut impl FnMut
         Ok(c) => c,
         Err(e) => return (e, steps, jumped),
     };
+    (End::Found(recorded(sys, prog, ch, initial, rec, cube)), steps, jumped)
+}
+
+/// A fresh initial state with the chooser's values (up to 32 tries to
+/// satisfy the initial formula's checks).
+fn initial_state(prog: &Program, ch: &mut Chooser) -> Result<State, End> {
+    let arrays: Vec<Cells> = prog.array_init.iter().map(|(d, r)| Cells::new(*d, r.lo, r.hi)).collect();
+    let mut st = State { scalars: vec![0; prog.scalar_terms.len()], arrays };
+    for _ in 0..32 {
+        for (slot, r) in prog.scalar_init.iter().enumerate() {
+            st.scalars[slot] = ch.pick(r.lo, r.hi);
+        }
+        let mut ok = true;
+        for c in &prog.init_check {
+            match st.eval(c, &[], ch) {
+                Ok(0) => ok = false,
+                Ok(_) => {}
+                Err(f) => return Err(End::Fault(f)),
+            }
+        }
+        if ok {
+            return Ok(st);
+        }
+    }
+    Err(End::Stuck)
+}
+
+/// The transition taken at location `at` (`None`: none is enabled), its
+/// inputs left in `chosen`: where transitions exclude each other, the one
+/// taken last here is tried first; otherwise one of the enabled ones at
+/// random.
+#[inline]
+fn choose(prog: &Program, at: usize, st: &mut State, ch: &mut Chooser, loc: &mut [i64], chosen: &mut [i64], last: &mut [usize]) -> Result<Option<usize>, Fault> {
+    let cands: &[usize] = prog.by_pc.get(at).map(|v| v.as_slice()).unwrap_or(&[]);
+    if prog.exclusive.get(at).copied().unwrap_or(false) {
+        let n = cands.len();
+        for off in 0..n {
+            let k = (last[at] + off) % n;
+            let t = cands[k];
+            if enabled(prog, t, st, ch, loc)? {
+                last[at] = k;
+                let m = prog.steps[t].values.len();
+                chosen[..m].copy_from_slice(&loc[..m]);
+                return Ok(Some(t));
+            }
+        }
+        return Ok(None);
+    }
+    let mut count = 0u64;
+    let mut pick = None;
+    for &t in cands.iter().chain(&prog.others) {
+        if enabled(prog, t, st, ch, loc)? {
+            count += 1;
+            if count > 1 {
+                ch.choices += 1;
+            }
+            if count == 1 || ch.rng.next().is_multiple_of(count) {
+                pick = Some(t);
+                let m = prog.steps[t].values.len();
+                chosen[..m].copy_from_slice(&loc[..m]);
+            }
+        }
+    }
+    Ok(pick)
+}
+
+/// The execution a run recorded, ending in unsafe cube `cube`.
+fn recorded(sys: &System, prog: &Program, ch: &Chooser, initial: Vec<i64>, rec: Record, cube: usize) -> Execution {
     let scalars = prog.scalar_terms.iter().cloned().zip(initial).collect();
     let arrays = prog
         .array_init
@@ -602,7 +612,7 @@ fn execute(set: &Setting, ch: &mut Chooser, limit: u64, observe: &mut impl FnMut
         })
         .collect();
     let cube_values = (0..sys.unsafe_[cube].vars.len() as i64).collect();
-    (End::Found(Execution { scalars, arrays, steps: rec.steps, values: rec.values, cube, cube_values }), steps, jumped)
+    Execution { scalars, arrays, steps: rec.steps, values: rec.values, cube, cube_values }
 }
 
 fn dims(sys: &System, prog: &Program, slot: usize) -> usize {
@@ -633,6 +643,7 @@ pub fn search(sys: &System, opts: &Options) -> Result<Summary, Unsupported> {
     // the opening run, if any, comes first
     let mut opening = opts.opening;
     let mut round = 0;
+    let mut progress = crate::engine::Progress::new("forward execution");
     loop {
         sum.limit = limit;
         let planned: Vec<(Mode, Option<Opening>)> = opening.take().map(|o| (o.mode, Some(o))).into_iter().chain(Mode::ALL.into_iter().map(|m| (m, None))).collect();
@@ -649,6 +660,7 @@ pub fn search(sys: &System, opts: &Options) -> Result<Summary, Unsupported> {
             };
             sum.runs += 1;
             sum.steps += out.steps;
+            progress.tick(|| format!("{} runs, {} steps, step limit {limit}", sum.runs, sum.steps));
             sum.accelerated += out.accelerated;
             deterministic |= out.choices == 0;
             match out.end {
@@ -780,6 +792,6 @@ impl crate::engine::Engine for ForwardExecution {
                 }
             }
         };
-        Outcome { answer, stats: crate::answer::Stats::default(), notes }
+        Outcome::new(answer, crate::answer::Stats::default(), notes)
     }
 }

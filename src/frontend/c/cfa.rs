@@ -14,6 +14,7 @@ use super::ast::*;
 use super::DataModel;
 use crate::frontend::Diagnostic;
 use std::collections::{HashMap, HashSet};
+use std::time::Instant;
 
 mod expr;
 
@@ -51,15 +52,16 @@ pub enum Arith {
     Add,
     /// `-`
     Sub,
-    /// `*` (one operand is a constant)
+    /// `*`
     Mul,
-    /// C division (truncating) by a non-zero constant.
+    /// C division (truncating towards zero).
     Div,
-    /// C remainder by a non-zero constant.
+    /// C remainder (with the dividend's sign).
     Rem,
-    /// Floor division by a positive constant (`>>`, unsigned `/`).
+    /// Floor division (`>>`, unsigned `/`: the divisor is positive, or the
+    /// dividend non-negative).
     FloorDiv,
-    /// Euclidean remainder by a positive constant (unsigned `%`).
+    /// Euclidean remainder (unsigned `%`).
     EuclidRem,
 }
 
@@ -106,6 +108,11 @@ pub enum LExpr {
     Wrap(u32, Box<LExpr>),
     /// 1 if the value is non-zero, else 0 (conversion to `_Bool`).
     ToBool(Box<LExpr>),
+    /// A bitwise operator on two's complement words of the C type.
+    Bits(crate::logic::Bits, Box<LExpr>, Box<LExpr>),
+    /// `2^(e mod w)`: the factor of a shift by `e` on a `w`-bit value (the
+    /// amount taken modulo the width, as x86 processors do).
+    Pow2(u32, Box<LExpr>),
     /// Stores a value; the expression's value is the new value, or the old
     /// one when `post` (`x++`). The value may read [`LExpr::Current`].
     Assign {
@@ -226,6 +233,11 @@ struct Frame {
 
 struct Builder<'a> {
     src: &'a str,
+    /// Where each line starts (for the line of a position).
+    line_starts: Vec<usize>,
+    deadline: Option<Instant>,
+    /// Statements built so far (the deadline is checked every so often).
+    steps: usize,
     model: DataModel,
     funcs: HashMap<&'a str, &'a Function>,
     declared: HashSet<&'a str>,
@@ -247,9 +259,12 @@ struct Builder<'a> {
 type R<T> = Result<T, Diagnostic>;
 
 /// Builds the automaton of `main`, functions inlined.
-pub fn build(src: &str, tu: &TranslationUnit, model: DataModel) -> R<Cfa> {
+pub fn build(src: &str, tu: &TranslationUnit, model: DataModel, deadline: Option<Instant>) -> R<Cfa> {
     let mut b = Builder {
         src,
+        line_starts: std::iter::once(0).chain(src.match_indices('\n').map(|(k, _)| k + 1)).collect(),
+        deadline,
+        steps: 0,
         model,
         funcs: HashMap::new(),
         declared: HashSet::new(),
@@ -324,7 +339,7 @@ impl<'a> Builder<'a> {
         self.err(pos, format!("unsupported: {what}"))
     }
     fn line_of(&self, pos: Pos) -> usize {
-        crate::frontend::line_col(self.src, pos).0
+        self.line_starts.partition_point(|s| *s <= pos)
     }
 
     // ----- variables and scopes -----
@@ -532,6 +547,10 @@ impl<'a> Builder<'a> {
 
     fn stmt(&mut self, s: &'a Stmt) -> R<()> {
         self.line = self.line_of(s.pos);
+        self.steps += 1;
+        if self.steps.is_multiple_of(1024) && self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(Diagnostic::timeout());
+        }
         match &s.kind {
             StmtKind::Empty => {}
             StmtKind::Expr(e) => self.effect(e)?,

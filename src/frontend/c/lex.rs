@@ -1,6 +1,10 @@
 //! The C lexer (nom combinators): identifiers and keywords, integer,
-//! character and string constants, punctuators. Comments and preprocessor
-//! lines (`# 1 "file.c"` line markers, leftover `#pragma`s) are skipped.
+//! character and string constants, punctuators (with `#` and `##` for the
+//! preprocessor, [`super::preprocess`]). Comments are skipped; every token
+//! records whether it is the first of its line, so that the preprocessor
+//! finds its directives. A character that starts no token becomes a
+//! [`Tok::Bad`] token, reported only where it is used (not in a group that
+//! `#if 0` skips).
 
 use super::ast::{IntKind, IntTy, Pos};
 use crate::frontend::Diagnostic;
@@ -8,7 +12,7 @@ use nom::{
     branch::alt,
     bytes::complete::{tag, take_until, take_while, take_while1},
     character::complete::{anychar, char, satisfy},
-    combinator::{opt, recognize},
+    combinator::{map, opt, recognize},
     multi::many0,
     sequence::{pair, preceded},
     IResult,
@@ -29,6 +33,9 @@ pub enum Tok {
     Str(Vec<u8>),
     /// A punctuator such as `+=`.
     Punct(&'static str),
+    /// Text that starts no token, with what is wrong with it (a syntax
+    /// error where the parser meets it).
+    Bad(String),
     /// The end of the input.
     Eof,
 }
@@ -40,12 +47,17 @@ pub struct Token {
     pub tok: Tok,
     /// Its position.
     pub pos: Pos,
+    /// Whether it is the first token of its line (a `#` there starts a directive).
+    pub bol: bool,
+    /// Whether it follows the previous token without blanks (`f(` of a
+    /// function-like macro definition).
+    pub glued: bool,
 }
 
 const PUNCTS: &[&str] = &[
     "...", "<<=", ">>=", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=", "-=", "*=", "/=",
     "%=", "&=", "^=", "|=", "[", "]", "(", ")", "{", "}", ".", "&", "*", "+", "-", "~", "!", "/", "%", "<", ">", "^",
-    "|", "?", ":", ";", "=", ",",
+    "|", "?", ":", ";", "=", ",", "##", "#",
 ];
 
 fn punct(i: &str) -> IResult<&str, Tok> {
@@ -109,7 +121,7 @@ fn number(i: &str) -> IResult<&str, Tok> {
     };
     let mut signed = !unsigned_suffix;
     if kind == IntKind::Int && value > i32::MAX as i128 {
-        if !plain_decimal && value <= u32::MAX as i128 {
+        if (unsigned_suffix || !plain_decimal) && value <= u32::MAX as i128 {
             signed = false;
         } else {
             kind = IntKind::LongLong;
@@ -180,54 +192,99 @@ fn string(i: &str) -> IResult<&str, Tok> {
     }
 }
 
-/// Skips blanks and comments; returns the rest.
-fn blanks(i: &str) -> IResult<&str, ()> {
-    let (rest, _) = many0(alt((
-        take_while1(|c: char| c.is_whitespace() || c == '\u{feff}'),
-        recognize(pair(tag("//"), take_while(|c| c != '\n'))),
-        recognize(pair(tag("/*"), pair(take_until("*/"), tag("*/")))),
-        // a backslash-newline continuation
-        tag("\\\n"),
-    )))(i)?;
-    Ok((rest, ()))
+/// One blank: white space (`\n` when it ends a line), a comment, or a
+/// backslash-newline continuation (which does not end the line).
+fn blank(i: &str) -> IResult<&str, bool> {
+    alt((
+        map(tag("\\\n"), |_| false),
+        map(tag("\\\r\n"), |_| false),
+        map(take_while1(|c: char| c.is_whitespace() || c == '\u{feff}'), |s: &str| s.contains('\n')),
+        map(recognize(pair(tag("//"), take_while(|c| c != '\n'))), |_| false),
+        map(recognize(pair(tag("/*"), pair(take_until("*/"), tag("*/")))), |_| false),
+    ))(i)
 }
 
-/// Splits `src` into tokens (ending with [`Tok::Eof`]).
+/// Skips blanks and comments; returns the rest and whether a line ended.
+fn blanks(i: &str) -> (&str, bool) {
+    let (mut rest, mut newline) = (i, false);
+    while let Ok((r, nl)) = blank(rest) {
+        newline |= nl;
+        rest = r;
+    }
+    (rest, newline)
+}
+
+/// Splits `src` into tokens (ending with [`Tok::Eof`]). An unterminated
+/// comment is an error; other text that starts no token is a [`Tok::Bad`].
 pub fn tokenize(src: &str) -> Result<Vec<Token>, Diagnostic> {
+    tokenize_until(src, None)
+}
+
+/// [`tokenize`] within a deadline (a timeout diagnostic when it passes).
+pub fn tokenize_until(src: &str, deadline: Option<std::time::Instant>) -> Result<Vec<Token>, Diagnostic> {
     let mut out = vec![];
     let mut rest = src;
+    let mut bol = true;
     loop {
-        rest = blanks(rest).map(|(r, _)| r).unwrap_or(rest);
+        let (r, newline) = blanks(rest);
+        let glued = r.len() == rest.len();
+        rest = r;
+        bol |= newline;
         let pos = src.len() - rest.len();
         if rest.is_empty() {
-            out.push(Token { tok: Tok::Eof, pos });
+            out.push(Token { tok: Tok::Eof, pos, bol: true, glued });
             return Ok(out);
         }
         if rest.starts_with("/*") {
             return Err(Diagnostic::at(src, pos, "syntax error: unterminated comment"));
         }
-        if rest.starts_with('#') && src[..pos].rsplit('\n').next().is_some_and(|l| l.trim().is_empty()) {
-            // a preprocessor line (line markers of preprocessed files, pragmas)
-            let end = rest.find('\n').unwrap_or(rest.len());
-            rest = &rest[end..];
-            continue;
-        }
-        let r = alt((char_const, string, ident, number, punct))(rest);
-        match r {
-            Ok((r, tok)) => {
-                out.push(Token { tok, pos });
-                rest = r;
-            }
+        let (r, tok) = match alt((char_const, string, ident, number, punct))(rest) {
+            Ok(ok) => ok,
             Err(_) => {
-                let what = match rest.chars().next() {
-                    Some('"') => "unterminated string literal".to_string(),
-                    Some('\'') => "bad character constant".to_string(),
-                    Some(c) if c.is_ascii_digit() => "bad numeric constant".to_string(),
-                    Some(c) => format!("unexpected character '{c}'"),
-                    None => "unexpected end of input".to_string(),
+                let c = rest.chars().next().unwrap_or(' ');
+                let what = match c {
+                    '"' => "unterminated string literal".to_string(),
+                    '\'' => "bad character constant".to_string(),
+                    c if c.is_ascii_digit() => "bad numeric constant".to_string(),
+                    c => format!("unexpected character '{c}'"),
                 };
-                return Err(Diagnostic::at(src, pos, format!("syntax error: {what}")));
+                // skip the rest of the word (or of the line, for quotes)
+                let skip = match c {
+                    '"' | '\'' => rest.find('\n').unwrap_or(rest.len()).max(1),
+                    c if c.is_ascii_digit() => rest.find(|x: char| !x.is_ascii_alphanumeric() && x != '.').unwrap_or(rest.len()),
+                    c => c.len_utf8(),
+                };
+                (&rest[skip..], Tok::Bad(format!("syntax error: {what}")))
             }
+        };
+        out.push(Token { tok, pos, bol, glued });
+        bol = false;
+        if out.len().is_multiple_of(65536) && deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            return Err(Diagnostic::timeout());
         }
+        rest = r;
+    }
+}
+
+/// The text of a token as the preprocessor pastes and stringizes it.
+pub fn spelling(t: &Tok) -> String {
+    match t {
+        Tok::Ident(s) => s.clone(),
+        Tok::Int(v, ty) => {
+            let suffix = match (ty.signed, ty.kind) {
+                (true, IntKind::Long) => "L",
+                (true, IntKind::LongLong) => "LL",
+                (false, IntKind::Long) => "UL",
+                (false, IntKind::LongLong) => "ULL",
+                (false, _) => "U",
+                _ => "",
+            };
+            format!("{v}{suffix}")
+        }
+        Tok::Float => "0.0".into(),
+        Tok::Char(c) => format!("{c}"),
+        Tok::Str(b) => format!("{:?}", String::from_utf8_lossy(b)),
+        Tok::Punct(p) => p.to_string(),
+        Tok::Bad(_) | Tok::Eof => String::new(),
     }
 }

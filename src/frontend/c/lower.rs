@@ -20,7 +20,8 @@
 use super::cfa::{Arith, Cfa, Cmp, InitFact, Instr, LExpr, LValue, NodeId, Out};
 use crate::logic::{free_vars, EnumDef, EnumValues, Sort, Term};
 use crate::system::{IndexKind, Quantified, StateVar, System, Transition, Update};
-use std::collections::{HashMap, HashSet};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::rc::Rc;
 
 /// The successors of a node.
@@ -67,6 +68,76 @@ fn cut_points(cfa: &Cfa) -> Vec<NodeId> {
     out
 }
 
+/// The automaton as regions see it: the cut points, and a rank per node
+/// that orders the graph without the edges into the first cut points (a
+/// topological order of an acyclic graph: every cycle passes a loop head).
+/// Cut points added later only remove edges, so the order stays one.
+struct Graph {
+    is_cut: HashSet<NodeId>,
+    rank: Vec<usize>,
+}
+
+impl Graph {
+    fn new(cfa: &Cfa, is_cut: HashSet<NodeId>) -> Graph {
+        let n = cfa.nodes.len();
+        let mut post = Vec::with_capacity(n);
+        let mut seen = vec![false; n];
+        for root in 0..n {
+            if seen[root] {
+                continue;
+            }
+            seen[root] = true;
+            let mut stack = vec![(root, 0usize)];
+            while let Some((v, k)) = stack.pop() {
+                let succ = successors(&cfa.nodes[v].out);
+                if k < succ.len() {
+                    stack.push((v, k + 1));
+                    let m = succ[k];
+                    if !is_cut.contains(&m) && !seen[m] {
+                        seen[m] = true;
+                        stack.push((m, 0));
+                    }
+                } else {
+                    post.push(v);
+                }
+            }
+        }
+        let mut rank = vec![0; n];
+        for (k, v) in post.iter().rev().enumerate() {
+            rank[*v] = k;
+        }
+        Graph { is_cut, rank }
+    }
+}
+
+/// The reverse post-order of a depth-first search from `c` that stops at
+/// cut points, as a rank per node; `None` when the search meets more than
+/// [`MAX_REGION_NODES`] nodes (the region will be cut anyway).
+fn local_order(nodes: &[super::cfa::Node], c: NodeId, is_cut: &HashSet<NodeId>) -> Option<HashMap<NodeId, usize>> {
+    let mut post = vec![];
+    let mut seen = HashSet::from([c]);
+    let mut stack = vec![(c, 0usize)];
+    while let Some((n, k)) = stack.pop() {
+        let succ = successors(&nodes[n].out);
+        if k < succ.len() {
+            stack.push((n, k + 1));
+            let m = succ[k];
+            if !is_cut.contains(&m) && seen.insert(m) {
+                if seen.len() > MAX_REGION_NODES {
+                    return None;
+                }
+                stack.push((m, 0));
+            }
+        } else {
+            post.push(n);
+        }
+    }
+    Some(post.iter().rev().enumerate().map(|(k, n)| (*n, k)).collect())
+}
+
+/// What executing a region gives: the state reaching each next cut point.
+type Region = Vec<(NodeId, State)>;
+
 /// A symbolic state: the path condition (a list of conjuncts) and the
 /// value of every program variable.
 #[derive(Clone)]
@@ -83,10 +154,17 @@ impl State {
             _ => self.conds.push(c),
         }
     }
-    /// False when the path condition is syntactically contradictory.
-    fn feasible(&self) -> bool {
-        let set: HashSet<&Term> = self.conds.iter().collect();
-        !self.conds.iter().any(|c| c.as_bool() == Some(false) || set.contains(&c.not()))
+    /// Whether assuming `c` makes the path condition syntactically
+    /// contradictory (`c` false, or its negation already assumed).
+    fn contradicts(&self, c: &Term) -> bool {
+        if c.as_bool() == Some(false) {
+            return true;
+        }
+        let parts = if matches!(c.op(), crate::logic::Op::And) { c.args() } else { std::slice::from_ref(c) };
+        parts.iter().any(|p| {
+            let n = p.not();
+            p.as_bool() == Some(false) || self.conds.contains(&n)
+        })
     }
 }
 
@@ -104,6 +182,8 @@ struct Exec<'c> {
     taken: HashSet<String>,
     /// Whether the cut point is the entry (variables still hold their initial values).
     from_entry: bool,
+    /// The variables the last instruction assigned.
+    touched: Vec<usize>,
 }
 
 impl Exec<'_> {
@@ -116,7 +196,7 @@ impl Exec<'_> {
         }
         let v = Term::var(&name, Sort::Int);
         self.values.push(v.clone());
-        for fact in [Term::le(&Term::int(lo), &v), Term::le(&v, &Term::int(hi))] {
+        for fact in range_facts(&v, lo, hi) {
             self.ranges.insert(fact.clone());
             s.assume(fact);
         }
@@ -217,31 +297,25 @@ impl Exec<'_> {
             LExpr::Neg(a) => self.int(s, a, cur).neg(),
             LExpr::Arith(op, a, b) => {
                 let (x, y) = (self.int(s, a, cur), self.int(s, b, cur));
-                let c = y.as_int().unwrap_or(1);
                 match op {
                     Arith::Add => Term::add([x, y]),
                     Arith::Sub => Term::sub(&x, &y),
                     Arith::Mul => Term::mul([x, y]),
                     Arith::FloorDiv => Term::div(&x, &y),
                     Arith::EuclidRem => Term::modulo(&x, &y),
-                    Arith::Div => {
-                        // C division truncates towards zero
-                        let k = Term::int(c.abs());
-                        let nonneg = Term::le(&Term::int(0), &x);
-                        let q = Term::ite(&nonneg, &Term::div(&x, &k), &Term::div(&x.neg(), &k).neg());
-                        if c < 0 {
-                            q.neg()
-                        } else {
-                            q
-                        }
-                    }
-                    Arith::Rem => {
-                        // the remainder takes the dividend's sign
-                        let k = Term::int(c.abs());
-                        let nonneg = Term::le(&Term::int(0), &x);
-                        Term::ite(&nonneg, &Term::modulo(&x, &k), &Term::modulo(&x.neg(), &k).neg())
-                    }
+                    Arith::Div | Arith::Rem => c_division(*op == Arith::Div, &x, &y),
                 }
+            }
+            LExpr::Bits(op, a, b) => {
+                let (x, y) = (self.int(s, a, cur), self.int(s, b, cur));
+                Term::bits(*op, &x, &y)
+            }
+            LExpr::Pow2(w, a) => {
+                // 2^(k mod w) as a choice among the w powers
+                let k = Term::modulo(&self.int(s, a, cur), &Term::int(*w as i64));
+                (0..(*w).min(63) as i64).rev().fold(Term::int(1i64 << (*w).min(63).saturating_sub(1)), |acc, e| {
+                    Term::ite(&Term::eq(&k, &Term::int(e)), &Term::int(1i64 << e), &acc)
+                })
             }
             LExpr::Wrap(bits, a) => Term::modulo(&self.int(s, a, cur), &Term::int(1i64 << bits)),
             LExpr::Ite(c, a, b) => {
@@ -257,6 +331,7 @@ impl Exec<'_> {
                     let old = s.store[*v].clone();
                     let new = self.int(s, value, Some(&old));
                     s.store[*v] = new.clone();
+                    self.touched.push(*v);
                     if *post {
                         old
                     } else {
@@ -265,13 +340,14 @@ impl Exec<'_> {
                 }
                 LValue::Elem(v, idx) => {
                     let idx: Vec<Term> = idx.iter().map(|i| self.int(s, i, cur)).collect();
-                    let old = Term::select(&s.store[*v], &idx);
-                    let new = self.int(s, value, Some(&old));
+                    // the old value only when it is needed (a read of a λ-term substitutes)
+                    let old = (*post || uses_current(value)).then(|| Term::select(&s.store[*v], &idx));
+                    let new = self.int(s, value, old.as_ref());
                     s.store[*v] = self.write(&s.store[*v], &idx, &new);
-                    if *post {
-                        old
-                    } else {
-                        new
+                    self.touched.push(*v);
+                    match old {
+                        Some(old) if *post => old,
+                        _ => new,
                     }
                 }
             },
@@ -288,6 +364,7 @@ impl Exec<'_> {
                     let var = &self.cfa.vars[*v];
                     let (lo, hi) = var.range;
                     s.store[*v] = self.fresh(&format!("{}!", var.name), lo, hi, s);
+                    self.touched.push(*v);
                 }
             }
             Instr::InitArray(v, vals, size) => {
@@ -305,6 +382,7 @@ impl Exec<'_> {
                     body = Term::ite(&Term::eq(j, &Term::int(k as i64)), val, &body);
                 }
                 s.store[*v] = Term::lambda(std::slice::from_ref(j), &body);
+                self.touched.push(*v);
             }
         }
     }
@@ -314,6 +392,11 @@ impl Exec<'_> {
 /// a cut point of its own: sequences of branches would otherwise give
 /// updates exponentially large when printed.
 pub const MAX_TERM_SIZE: u64 = 4000;
+
+/// The most nodes of the automaton one region covers before a node of it
+/// becomes a cut point (long straight-line code is split into blocks of
+/// bounded size, so lowering takes time linear in the program).
+pub const MAX_REGION_NODES: usize = 3000;
 
 /// The size of a term as a tree (saturating), memoised on its DAG.
 fn tree_size(t: &Term, memo: &mut HashMap<Term, u64>) -> u64 {
@@ -326,7 +409,7 @@ fn tree_size(t: &Term, memo: &mut HashMap<Term, u64>) -> u64 {
 }
 
 /// Lowers the automaton into a system (see the module documentation).
-pub fn lower(cfa: &Cfa) -> System {
+pub fn lower(cfa: &Cfa, deadline: Option<std::time::Instant>) -> Result<System, crate::frontend::Diagnostic> {
     let mut cuts = cut_points(cfa);
     let vars: Vec<Term> = cfa
         .vars
@@ -337,32 +420,45 @@ pub fn lower(cfa: &Cfa) -> System {
         })
         .collect();
     let js = vec![Term::var("j!", Sort::Int), Term::var("k!", Sort::Int)];
-    // the blocks from every cut point; a join whose terms grow too large becomes a cut point
-    let blocks = 'retry: loop {
-        let is_cut: HashSet<NodeId> = cuts.iter().copied().collect();
-        let mut blocks = vec![];
-        for &c in cuts.iter().filter(|c| **c != cfa.error && **c != cfa.exit) {
-            let mut ex = Exec {
-                cfa,
-                vars: vars.clone(),
-                js: js.clone(),
-                values: vec![],
-                ranges: HashSet::new(),
-                taken: HashSet::new(),
-                from_entry: c == cfa.entry,
-            };
-            match ex.region(c, &is_cut) {
-                Ok(targets) => blocks.push((c, targets, ex)),
-                Err(join) => {
-                    let at = cuts.len() - 2;
-                    cuts.insert(at, join);
-                    cuts[1..at + 1].sort_by_key(|h| (cfa.nodes[*h].line, *h));
-                    continue 'retry;
-                }
+    // the blocks from every cut point; a join whose terms grow too large (or
+    // a node far into a long region) becomes a cut point, and only the
+    // region that met it is computed again (regions computed before may
+    // pass through the new cut point: their transitions still stand for
+    // exactly their paths)
+    let mut g = Graph::new(cfa, cuts.iter().copied().collect());
+    let mut todo: Vec<NodeId> = cuts.iter().rev().copied().filter(|c| *c != cfa.error && *c != cfa.exit).collect();
+    let mut blocks: HashMap<NodeId, (Region, Exec)> = HashMap::new();
+    let mut memo = HashMap::new();
+    while let Some(c) = todo.pop() {
+        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            return Err(crate::frontend::Diagnostic::timeout());
+        }
+        let mut ex = Exec {
+            cfa,
+            vars: vars.clone(),
+            js: js.clone(),
+            values: vec![],
+            ranges: HashSet::new(),
+            taken: HashSet::new(),
+            from_entry: c == cfa.entry,
+            touched: vec![],
+        };
+        match ex.region(c, &g, &mut memo) {
+            Ok(targets) => {
+                blocks.insert(c, (targets, ex));
+            }
+            Err(join) => {
+                g.is_cut.insert(join);
+                let at = cuts.len() - 2;
+                cuts.insert(at, join);
+                todo.push(join);
+                todo.push(c);
             }
         }
-        break blocks;
-    };
+    }
+    let inner = cuts.len() - 2;
+    cuts[1..inner].sort_by_key(|h| (cfa.nodes[*h].line, *h));
+    let blocks: Vec<(NodeId, Region, Exec)> = cuts.iter().filter_map(|c| blocks.remove(c).map(|(t, ex)| (*c, t, ex))).collect();
     let mut names: Vec<String> = vec![];
     let mut used: HashMap<String, usize> = HashMap::new();
     for &c in &cuts {
@@ -379,7 +475,8 @@ pub fn lower(cfa: &Cfa) -> System {
     }
     let def = Rc::new(EnumDef { name: "loc".into(), values: EnumValues::Names(names.iter().map(|n| n.as_str().into()).collect()) });
     let loc = Sort::Enum(def.clone());
-    let at = |c: NodeId| Term::enum_const(loc.clone(), cuts.iter().position(|x| *x == c).expect("a cut point") as i64);
+    let index: HashMap<NodeId, usize> = cuts.iter().enumerate().map(|(k, c)| (*c, k)).collect();
+    let at = |c: NodeId| Term::enum_const(loc.clone(), index[&c] as i64);
     let pc = Term::var("pc", loc.clone());
     let mut sys = System { index: Some(IndexKind::Int), enums: vec![def.clone()], ..System::default() };
     sys.vars.push(StateVar { term: pc.clone(), is_array: false });
@@ -408,18 +505,18 @@ pub fn lower(cfa: &Cfa) -> System {
     }
     for (i, v) in cfa.vars.iter().enumerate() {
         if v.dims == 0 && !v.global {
-            lits.push(Term::le(&Term::int(v.range.0), &vars[i]));
-            lits.push(Term::le(&vars[i], &Term::int(v.range.1)));
+            lits.extend(range_facts(&vars[i], v.range.0, v.range.1));
         }
     }
     sys.initial.push(Quantified { vars: vec![], lits });
     sys.initial.extend(quantified);
     sys.unsafe_.push(Quantified { vars: vec![], lits: vec![Term::eq(&pc, &at(cfa.error))] });
+
     // transitions
     for (c, targets, ex) in blocks {
-        let ci = cuts.iter().position(|x| *x == c).expect("a cut point");
+        let ci = index[&c];
         for (t, s) in targets {
-            let ti = cuts.iter().position(|x| *x == t).expect("a cut point");
+            let ti = index[&t];
             let mut updates = vec![];
             if t != c {
                 updates.push(Update { var: 0, value: at(t) });
@@ -452,7 +549,64 @@ pub fn lower(cfa: &Cfa) -> System {
             });
         }
     }
-    sys
+    Ok(sys)
+}
+
+/// `lo <= v` and `v <= hi`; a lower bound `-2^63` (of 64-bit types) is
+/// left out, as arrax's terms do not negate that literal (the
+/// over-approximation adds only values no replayed trace can take).
+fn range_facts(v: &Term, lo: i64, hi: i64) -> Vec<Term> {
+    let mut out = vec![Term::le(v, &Term::int(hi))];
+    if lo != i64::MIN {
+        out.insert(0, Term::le(&Term::int(lo), v));
+    }
+    out
+}
+
+/// C's division (truncating towards zero) or remainder (with the
+/// dividend's sign) of `x` by `y`, from SMT-LIB's Euclidean `div` and `mod`
+/// of their absolute values (a divisor 0 is undefined in C: the term's
+/// value is then whatever `div` by 0 is).
+fn c_division(quotient: bool, x: &Term, y: &Term) -> Term {
+    let zero = Term::int(0);
+    if let Some(c) = y.as_int() {
+        let k = Term::int(c.abs());
+        let nonneg = Term::le(&zero, x);
+        if !quotient {
+            return Term::ite(&nonneg, &Term::modulo(x, &k), &Term::modulo(&x.neg(), &k).neg());
+        }
+        let q = Term::ite(&nonneg, &Term::div(x, &k), &Term::div(&x.neg(), &k).neg());
+        return if c < 0 { q.neg() } else { q };
+    }
+    let abs = |t: &Term| match t.as_int() {
+        Some(c) => Term::int(c.abs()),
+        None => Term::ite(&Term::le(&zero, t), t, &t.neg()),
+    };
+    let (x_nonneg, y_nonneg) = (Term::le(&zero, x), Term::le(&zero, y));
+    let (ax, ay) = (abs(x), abs(y));
+    if quotient {
+        let q = Term::div(&ax, &ay);
+        let same_sign = Term::or([Term::and([x_nonneg.clone(), y_nonneg.clone()]), Term::and([x_nonneg.not(), y_nonneg.not()])]);
+        Term::ite(&same_sign, &q, &q.neg())
+    } else {
+        let r = Term::modulo(&ax, &ay);
+        Term::ite(&x_nonneg, &r, &r.neg())
+    }
+}
+
+/// Whether an expression reads the place being assigned ([`LExpr::Current`]).
+fn uses_current(e: &LExpr) -> bool {
+    match e {
+        LExpr::Current => true,
+        LExpr::Const(_) | LExpr::Scalar(_) | LExpr::Nondet(..) => false,
+        LExpr::Read(_, idx) => idx.iter().any(uses_current),
+        LExpr::Neg(a) | LExpr::Not(a) | LExpr::Wrap(_, a) | LExpr::ToBool(a) | LExpr::Pow2(_, a) => uses_current(a),
+        LExpr::Arith(_, a, b) | LExpr::Cmp(_, a, b) | LExpr::And(a, b) | LExpr::Or(a, b) | LExpr::Bits(_, a, b) => {
+            uses_current(a) || uses_current(b)
+        }
+        LExpr::Ite(a, b, c) => uses_current(a) || uses_current(b) || uses_current(c),
+        LExpr::Assign { lv, value, .. } => uses_current(value) || matches!(lv, LValue::Elem(_, idx) if idx.iter().any(uses_current)),
+    }
 }
 
 /// Drops the range facts of inputs that nothing else mentions (an
@@ -470,50 +624,55 @@ impl Exec<'_> {
     /// Executes everything reachable from cut point `c` up to the next cut
     /// points; returns the state reaching each of them, in order of arrival,
     /// or a join node where the merged terms grow beyond [`MAX_TERM_SIZE`].
-    fn region(&mut self, c: NodeId, is_cut: &HashSet<NodeId>) -> Result<Vec<(NodeId, State)>, NodeId> {
+    fn region(&mut self, c: NodeId, g: &Graph, memo: &mut HashMap<Term, u64>) -> Result<Region, NodeId> {
         let cfa = self.cfa;
         let nodes = &cfa.nodes;
-        // a topological order of the region (cut points end it, so it has no cycle)
-        let mut post = vec![];
-        let mut seen = HashSet::from([c]);
-        let mut stack = vec![(c, 0usize)];
-        while let Some((n, k)) = stack.pop() {
-            let succ = successors(&nodes[n].out);
-            if k < succ.len() {
-                stack.push((n, k + 1));
-                let m = succ[k];
-                if !is_cut.contains(&m) && seen.insert(m) {
-                    stack.push((m, 0));
-                }
-            } else {
-                post.push(n);
-            }
-        }
+        let is_cut = &g.is_cut;
+        // the region's nodes in topological order (cut points end it, so it
+        // has no cycle): a depth-first search's when the region is small,
+        // else the whole graph's
+        let local = local_order(nodes, c, is_cut);
+        let rank = |n: NodeId| local.as_ref().map_or(g.rank[n], |l| l[&n]);
+        let mut queue = BinaryHeap::from([Reverse((rank(c), c))]);
         let start = State { conds: vec![], store: self.vars.clone() };
         let mut states: HashMap<NodeId, State> = HashMap::from([(c, start)]);
         let mut targets: Vec<(NodeId, State)> = vec![];
-        for &n in post.iter().rev() {
+        let mut k = 0;
+        while let Some(Reverse((_, n))) = queue.pop() {
             let Some(s) = states.remove(&n) else { continue };
+            k += 1;
+            if k > MAX_REGION_NODES {
+                return Err(n);
+            }
             let mut s = s;
             let outs: Vec<(NodeId, State)> = match &nodes[n].out {
                 Out::Stop => vec![],
                 Out::Goto(m) => vec![(*m, s)],
                 Out::Do(i, m) => {
+                    self.touched.clear();
                     self.exec(&mut s, i);
+                    // straight-line code whose terms grow too large is cut too
+                    if !is_cut.contains(m) && self.touched.iter().any(|v| tree_size(&s.store[*v], memo) > MAX_TERM_SIZE) {
+                        return Err(*m);
+                    }
                     vec![(*m, s)]
                 }
                 Out::Branch(e, t, f) => {
                     let cond = self.boolean(&mut s, e, None);
-                    let mut st = s.clone();
-                    st.assume(cond.clone());
-                    s.assume(cond.not());
-                    vec![(*t, st), (*f, s)]
+                    let mut out = vec![];
+                    if !s.contradicts(&cond) {
+                        let mut st = s.clone();
+                        st.assume(cond.clone());
+                        out.push((*t, st));
+                    }
+                    if !s.contradicts(&cond.not()) {
+                        s.assume(cond.not());
+                        out.push((*f, s));
+                    }
+                    out
                 }
             };
             for (m, s2) in outs {
-                if !s2.feasible() {
-                    continue;
-                }
                 let slot = if is_cut.contains(&m) {
                     match targets.iter().position(|(t, _)| *t == m) {
                         Some(k) => &mut targets[k].1,
@@ -527,6 +686,7 @@ impl Exec<'_> {
                         Some(old) => old,
                         None => {
                             states.insert(m, s2);
+                            queue.push(Reverse((rank(m), m)));
                             continue;
                         }
                     }
@@ -534,8 +694,7 @@ impl Exec<'_> {
                 let old = std::mem::replace(slot, State { conds: vec![], store: vec![] });
                 *slot = self.merge(old, s2);
                 if !is_cut.contains(&m) {
-                    let mut memo = HashMap::new();
-                    let size = slot.store.iter().chain(&slot.conds).map(|t| tree_size(t, &mut memo)).max().unwrap_or(0);
+                    let size = slot.store.iter().chain(&slot.conds).map(|t| tree_size(t, memo)).max().unwrap_or(0);
                     if size > MAX_TERM_SIZE {
                         return Err(m);
                     }

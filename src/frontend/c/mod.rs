@@ -1,4 +1,5 @@
 //! The C front end: SV-COMP-style array programs (see README, "C programs")
+//! preprocessed ([`preprocess`], with the standard headers of [`headers`]),
 //! parsed ([`parse`]) into a syntax tree ([`ast`]), turned into a
 //! control-flow automaton with functions inlined ([`cfa`]), and lowered by
 //! large-block encoding into a [`System`](crate::system::System)
@@ -6,12 +7,15 @@
 
 pub mod ast;
 pub mod cfa;
+pub mod headers;
 pub mod lex;
 pub mod lower;
 pub mod parse;
+pub mod preprocess;
 pub mod svcomp;
 
 use super::{Diagnostic, Parsed};
+use std::time::Instant;
 
 /// The C data model: the widths of `long` (and of `size_t`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -25,9 +29,39 @@ pub enum DataModel {
 
 /// Reads a C program and lowers it under the given data model.
 pub fn parse_program(src: &str, model: DataModel) -> Result<Parsed, Diagnostic> {
-    let tu = parse::parse(src)?;
-    let cfa = cfa::build(src, &tu, model)?;
-    let mut system = lower::lower(&cfa);
+    parse_program_until(src, model, None)
+}
+
+/// [`parse_program`] within a deadline: reading stops with
+/// [`Diagnostic::timeout`] when it passes. A diagnostic's position is the
+/// program's own; where line markers (`# 12 "prog.c"`) give the line
+/// another number, the message says which.
+pub fn parse_program_until(src: &str, model: DataModel, deadline: Option<Instant>) -> Result<Parsed, Diagnostic> {
+    let mut pp = preprocess::preprocess(src, model, deadline)?;
+    let toks = std::mem::take(&mut pp.tokens);
+    let mut parsed = lower_tokens(src, toks, model, deadline).map_err(|d| with_marker(d, &pp))?;
+    for (pos, w) in &pp.warnings {
+        parsed.warnings.push(Diagnostic::at(src, *pos, w.clone()));
+    }
+    Ok(parsed)
+}
+
+/// The message of a diagnostic with the position the line markers give it.
+fn with_marker(d: Diagnostic, pp: &preprocess::Output) -> Diagnostic {
+    match pp.mapped(d.line) {
+        Some((file, line)) if !d.timed_out => {
+            let at = file.map_or(format!("line {line}"), |f| format!("{f}:{line}"));
+            Diagnostic { message: format!("{} (at {at} by the line markers)", d.message), ..d }
+        }
+        _ => d,
+    }
+}
+
+/// Parses, builds the automaton and lowers the preprocessed tokens.
+fn lower_tokens(src: &str, toks: Vec<lex::Token>, model: DataModel, deadline: Option<Instant>) -> Result<Parsed, Diagnostic> {
+    let tu = parse::parse(src, toks, deadline)?;
+    let cfa = cfa::build(src, &tu, model, deadline)?;
+    let mut system = lower::lower(&cfa, deadline)?;
     for (pos, name) in annotations(src, "@abstract") {
         let var = system.vars.iter().find(|v| !v.is_array && v.term.var_name() == Some(name.as_str()) && *v.term.sort() == crate::logic::Sort::Int);
         match var {

@@ -6,25 +6,40 @@
 //! types are [`Type::Unsupported`]).
 
 use super::ast::*;
-use super::lex::{tokenize, Tok, Token};
+use super::lex::{Tok, Token};
 use crate::frontend::Diagnostic;
 use std::collections::HashMap;
+use std::time::Instant;
 
 /// The deepest nesting of statements and expressions accepted.
 const MAX_DEPTH: usize = 300;
 
-/// Parses a whole C file.
-pub fn parse(src: &str) -> Result<TranslationUnit, Diagnostic> {
-    let toks = tokenize(src)?;
-    let mut p = Parser { src, toks, i: 0, typedefs: HashMap::new(), enumerators: HashMap::new(), depth: 0 };
+/// Parses a whole C file from its preprocessed tokens (ending with
+/// [`Tok::Eof`]); `deadline` bounds the time spent (a timeout diagnostic).
+pub fn parse(src: &str, toks: Vec<Token>, deadline: Option<Instant>) -> Result<TranslationUnit, Diagnostic> {
+    let mut p = Parser::new(src, toks);
     let mut items = vec![];
     while p.peek() != &Tok::Eof {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(Diagnostic::timeout());
+        }
         if p.eat(";") {
             continue;
         }
         p.external(&mut items)?;
     }
     Ok(TranslationUnit { items })
+}
+
+/// The value of the constant expression the tokens spell (`#if`'s): a
+/// conditional expression and nothing after it.
+pub fn constant(src: &str, toks: Vec<Token>) -> Result<i128, Diagnostic> {
+    let mut p = Parser::new(src, toks);
+    let e = p.conditional()?;
+    if p.peek() != &Tok::Eof {
+        return Err(p.expected("the end of the #if expression"));
+    }
+    eval_const(&e, &p.enumerators).ok_or_else(|| p.err_at(e.pos, "#if: not an integer constant expression"))
 }
 
 /// A declarator: its name (if not abstract) and the derivations to apply
@@ -86,7 +101,11 @@ impl Specs {
     }
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
+    fn new(src: &'a str, toks: Vec<Token>) -> Parser<'a> {
+        Parser { src, toks, i: 0, typedefs: HashMap::new(), enumerators: HashMap::new(), depth: 0 }
+    }
+
     // ----- tokens -----
 
     fn peek(&self) -> &Tok {
@@ -135,6 +154,7 @@ impl Parser<'_> {
             Tok::Char(_) => "a character constant".into(),
             Tok::Str(_) => "a string literal".into(),
             Tok::Punct(p) => format!("'{p}'"),
+            Tok::Bad(_) => "a bad token".into(),
             Tok::Eof => "the end of the input".into(),
         }
     }
@@ -142,6 +162,9 @@ impl Parser<'_> {
         Diagnostic::at(self.src, pos, msg)
     }
     fn expected(&self, what: &str) -> Diagnostic {
+        if let Tok::Bad(why) = self.peek() {
+            return self.err_at(self.pos(), why.clone());
+        }
         self.err_at(self.pos(), format!("syntax error: expected {what}, found {}", Self::describe(self.peek())))
     }
     fn expect(&mut self, p: &str) -> Result<(), Diagnostic> {
@@ -329,41 +352,7 @@ impl Parser<'_> {
 
     /// The value of a constant expression (enumerator values).
     fn const_value(&self, e: &Expr) -> Result<i64, Diagnostic> {
-        fn eval(p: &Parser, e: &Expr) -> Option<i128> {
-            Some(match &e.kind {
-                ExprKind::Int(v, _) => *v,
-                ExprKind::Ident(n) => *p.enumerators.get(n)? as i128,
-                ExprKind::Unary(UnOp::Neg, a) => -eval(p, a)?,
-                ExprKind::Unary(UnOp::Plus, a) | ExprKind::Cast(_, a) => eval(p, a)?,
-                ExprKind::Unary(UnOp::Not, a) => (eval(p, a)? == 0) as i128,
-                ExprKind::Unary(UnOp::BitNot, a) => !eval(p, a)?,
-                ExprKind::Binary(op, a, b) => {
-                    let (x, y) = (eval(p, a)?, eval(p, b)?);
-                    match op {
-                        BinOp::Add => x + y,
-                        BinOp::Sub => x - y,
-                        BinOp::Mul => x.checked_mul(y)?,
-                        BinOp::Div => x.checked_div(y)?,
-                        BinOp::Mod => x.checked_rem(y)?,
-                        BinOp::Shl => x.checked_shl(u32::try_from(y).ok()?)?,
-                        BinOp::Shr => x.checked_shr(u32::try_from(y).ok()?)?,
-                        BinOp::BitAnd => x & y,
-                        BinOp::BitOr => x | y,
-                        BinOp::BitXor => x ^ y,
-                        BinOp::Lt => (x < y) as i128,
-                        BinOp::Gt => (x > y) as i128,
-                        BinOp::Le => (x <= y) as i128,
-                        BinOp::Ge => (x >= y) as i128,
-                        BinOp::Eq => (x == y) as i128,
-                        BinOp::Ne => (x != y) as i128,
-                        BinOp::And => (x != 0 && y != 0) as i128,
-                        BinOp::Or => (x != 0 || y != 0) as i128,
-                    }
-                }
-                _ => return None,
-            })
-        }
-        eval(self, e)
+        eval_const(e, &self.enumerators)
             .and_then(|v| i64::try_from(v).ok())
             .ok_or_else(|| self.err_at(e.pos, "unsupported: enumerator value is not an integer constant"))
     }
@@ -509,9 +498,11 @@ impl Parser<'_> {
         }
     }
 
-    /// A top-level declaration or function definition.
+    /// A top-level declaration or function definition (a name followed
+    /// by `(` without a type is a function returning `int`, K&R style).
     fn external(&mut self, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
-        let (storage, base) = self.specifiers()?;
+        let implicit_int = matches!(self.peek(), Tok::Ident(_)) && !self.starts_type(0) && self.is_at(1, "(");
+        let (storage, base) = if implicit_int { (Storage::Plain, Type::Int(IntTy::INT)) } else { self.specifiers()? };
         if self.eat(";") {
             return Ok(());
         }
@@ -844,6 +835,10 @@ impl Parser<'_> {
         self.postfix()
     }
 
+    fn is_at(&self, k: usize, p: &str) -> bool {
+        matches!(self.peek_at(k), Tok::Punct(q) if *q == p)
+    }
+
     fn is_word_at(&self, k: usize, w: &str) -> bool {
         matches!(self.peek_at(k), Tok::Ident(s) if s == w)
     }
@@ -929,4 +924,49 @@ impl Parser<'_> {
             _ => Err(self.expected("an expression")),
         }
     }
+}
+
+/// The value of an integer constant expression over enumeration constants
+/// (`None` when it is not one, or on overflow).
+fn eval_const(e: &Expr, enumerators: &HashMap<String, i64>) -> Option<i128> {
+    let ev = |x: &Expr| eval_const(x, enumerators);
+    Some(match &e.kind {
+        ExprKind::Int(v, _) => *v,
+        ExprKind::Ident(n) => *enumerators.get(n)? as i128,
+        ExprKind::Unary(UnOp::Neg, a) => -ev(a)?,
+        ExprKind::Unary(UnOp::Plus, a) | ExprKind::Cast(_, a) => ev(a)?,
+        ExprKind::Unary(UnOp::Not, a) => (ev(a)? == 0) as i128,
+        ExprKind::Unary(UnOp::BitNot, a) => !ev(a)?,
+        ExprKind::Cond(c, a, b) => {
+            if ev(c)? != 0 {
+                ev(a)?
+            } else {
+                ev(b)?
+            }
+        }
+        ExprKind::Binary(op, a, b) => {
+            let (x, y) = (ev(a)?, ev(b)?);
+            match op {
+                BinOp::Add => x.checked_add(y)?,
+                BinOp::Sub => x.checked_sub(y)?,
+                BinOp::Mul => x.checked_mul(y)?,
+                BinOp::Div => x.checked_div(y)?,
+                BinOp::Mod => x.checked_rem(y)?,
+                BinOp::Shl => x.checked_shl(u32::try_from(y).ok()?)?,
+                BinOp::Shr => x.checked_shr(u32::try_from(y).ok()?)?,
+                BinOp::BitAnd => x & y,
+                BinOp::BitOr => x | y,
+                BinOp::BitXor => x ^ y,
+                BinOp::Lt => (x < y) as i128,
+                BinOp::Gt => (x > y) as i128,
+                BinOp::Le => (x <= y) as i128,
+                BinOp::Ge => (x >= y) as i128,
+                BinOp::Eq => (x == y) as i128,
+                BinOp::Ne => (x != y) as i128,
+                BinOp::And => (x != 0 && y != 0) as i128,
+                BinOp::Or => (x != 0 || y != 0) as i128,
+            }
+        }
+        _ => return None,
+    })
 }

@@ -131,10 +131,10 @@ pub fn parse(src: &str) -> Result<Task, Diagnostic> {
 
 /// Reads a task file and the program it names, and lowers the program.
 /// Errors in the program are reported against the program's file.
-pub fn load(path: &Path) -> Result<crate::frontend::Parsed, Diagnostic> {
+pub fn load(path: &Path, deadline: Option<std::time::Instant>) -> Result<crate::frontend::Parsed, Diagnostic> {
     let src = crate::frontend::read_text(path)?;
     let task = parse(&src)?;
     let program = path.parent().unwrap_or(Path::new(".")).join(&task.input);
     let csrc = crate::frontend::read_text(&program).map_err(|d| d.in_file(&program))?;
-    super::parse_program(&csrc, task.data_model).map_err(|d| d.in_file(&program))
+    super::parse_program_until(&csrc, task.data_model, deadline).map_err(|d| d.in_file(&program))
 }

@@ -575,95 +575,9 @@ impl<'a> Instance<'a> {
     /// Up to `cap` initial states, and whether they are all of them.
     fn enumerate_initial(&self, cap: usize) -> Result<(Vec<State>, bool), Unsupported> {
         // Enumerate with the solver: the initial formula over one symbol per cell.
-        let isort = self.sys.index_sort();
-        let procs: Vec<Term> = (0..self.procs).map(|p| Term::raw(Op::Int(p as i64), vec![], isort.clone())).collect();
-        let mut cells: Vec<Term> = vec![Term::ff(); self.width];
-        // cells of uninterpreted sorts (numbered values, see `cell_sort`)
-        let mut data: HashSet<Term> = HashSet::new();
-        // scalar cells: a process-valued scalar may also name a process
-        // outside the instance (Cubicle's `Home <> p` for every p)
-        let mut scalars: HashSet<Term> = HashSet::new();
-        let mut map: HashMap<Term, Term> = HashMap::new();
-        for (i, v) in self.sys.vars.iter().enumerate() {
-            let (base, dims) = self.slots[i];
-            if dims == 0 {
-                let c = Term::var(&format!("{}!0", v.name()), cell_sort(&v.value_sort()));
-                scalars.insert(c.clone());
-                if matches!(v.value_sort(), Sort::Uninterpreted(_)) {
-                    data.insert(c.clone());
-                }
-                map.insert(v.term.clone(), c.clone());
-                cells[base] = c;
-            } else {
-                let dummy: Vec<Term> = (0..dims).map(|d| Term::var(&format!("d!{d}"), isort.clone())).collect();
-                for m in all_maps(&dummy, &procs) {
-                    let idx: Vec<Term> = dummy.iter().map(|d| m[d].clone()).collect();
-                    let ix: Vec<i64> = idx.iter().map(|t| t.as_int().unwrap()).collect();
-                    let name = format!("{}!{}", v.name(), ix.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("_"));
-                    let c = Term::var(&name, cell_sort(&v.value_sort()));
-                    if matches!(v.value_sort(), Sort::Uninterpreted(_)) {
-                        data.insert(c.clone());
-                    }
-                    map.insert(Term::select(&v.term, &idx), c.clone());
-                    cells[self.cell(i, &ix)] = c;
-                }
-            }
-        }
-        for (c, &slot) in &self.consts {
-            let s = Term::var(&format!("{}!c", c.var_name().unwrap_or("c")), cell_sort(c.sort()));
-            scalars.insert(s.clone());
-            if matches!(c.sort(), Sort::Uninterpreted(_)) {
-                data.insert(s.clone());
-            }
-            map.insert(c.clone(), s.clone());
-            cells[slot] = s;
-        }
-        let mut parts = vec![];
-        for q in self.sys.initial.iter().chain(&self.sys.axioms) {
-            for m in all_maps(&q.vars, &procs) {
-                let f = crate::logic::substitute(&q.body(), &m);
-                parts.push(crate::logic::substitute(&f, &map));
-            }
-        }
-        // cells the formula does not mention take every value of their
-        // domain: enumerated here, not by the solver (one model per
-        // combination would cost a solver call each)
-        let constrained = crate::logic::free_vars(&Term::and(parts.clone()));
-        let mut free: Vec<(usize, Vec<i64>)> = vec![];
-        for (k, c) in cells.iter().enumerate() {
-            let dom: Vec<i64> = if *c.sort() == Sort::Index {
-                (0..self.procs as i64 + scalars.contains(c) as i64).collect()
-            } else if data.contains(c) {
-                domain(&Sort::Uninterpreted("data".into()), self.procs, &self.ints)?
-            } else if *c.sort() == Sort::Int {
-                self.ints.clone()
-            } else if *c.sort() == Sort::Bool {
-                vec![0, 1]
-            } else if let Some((lo, hi)) = c.sort().finite_range() {
-                (lo..=hi).collect()
-            } else {
-                return Err(format!("cell {c} of sort {} in an initial state", c.sort()));
-            };
-            if !constrained.contains(c) {
-                free.push((k, dom));
-            } else if let (Some((lo, hi)), false) = (c.sort().finite_range(), matches!(c.sort(), Sort::Bool | Sort::Index)) {
-                // explicit, so that every cell gets a value in its range
-                parts.push(Term::raw(Op::Le, vec![Term::int(lo), c.clone()], Sort::Bool));
-                parts.push(Term::raw(Op::Le, vec![c.clone(), Term::int(hi)], Sort::Bool));
-            } else if *c.sort() != Sort::Bool {
-                let n = |x: i64| if *c.sort() == Sort::Index { Term::raw(Op::Int(x), vec![], isort.clone()) } else { Term::int(x) };
-                parts.push(Term::or(dom.iter().map(|&x| Term::eq(c, &n(x)))));
-            }
-        }
-        // integral real literals become integers, like the real cells
-        let f = Term::and(parts);
-        let reals = crate::logic::collect(&f, &|t: &Term| matches!(t.op(), Op::Real(_, 1)));
-        let to_int: HashMap<Term, Term> =
-            reals.into_iter().map(|t| if let Op::Real(n, _) = t.op() { (t.clone(), Term::int(*n)) } else { unreachable!() }).collect();
-        let f = crate::logic::substitute(&f, &to_int);
-        if !crate::logic::free_vars(&f).iter().all(|v| cells.contains(v)) {
-            return Err("initial formula mentions arrays at non-process indices".into());
-        }
+        let cs = self.cell_symbols();
+        let (f, free) = self.initial_formula(&cs)?;
+        let constrained = crate::logic::free_vars(&f);
         let mut solver = smt::solver(Backend::Z3);
         solver.assert(&f);
         let mut out = vec![];
@@ -678,22 +592,20 @@ impl<'a> Instance<'a> {
             }
             let mut st = vec![0i64; self.width];
             let mut block = vec![];
-            for (k, c) in cells.iter().enumerate() {
+            for (k, c) in cs.cells.iter().enumerate() {
                 if !constrained.contains(c) {
                     continue;
                 }
                 let v = solver.value(c).ok_or("no model value")?;
-                let x = match v.op() {
+                st[k] = match v.op() {
                     Op::Bool(b) => *b as i64,
                     Op::Int(n) | Op::EnumConst(n) => *n,
                     _ => return Err(format!("unexpected value {v}")),
                 };
-                st[k] = x;
-                let lit = match v.op() {
+                block.push(match v.op() {
                     Op::Bool(_) => Term::eq(c, &v),
                     _ => Term::eq(c, &Term::raw(v.op().clone(), vec![], c.sort().clone())),
-                };
-                block.push(lit);
+                });
             }
             solver.assert(&Term::and(block).not());
             // every combination of the free cells' values
@@ -711,6 +623,109 @@ impl<'a> Instance<'a> {
                 }
             }
         }
+    }
+
+    /// One symbol per cell of the instance's state.
+    fn cell_symbols(&self) -> CellSymbols {
+        let isort = self.sys.index_sort();
+        let procs: Vec<Term> = (0..self.procs).map(|p| Term::raw(Op::Int(p as i64), vec![], isort.clone())).collect();
+        let mut cs = CellSymbols { procs, cells: vec![Term::ff(); self.width], data: HashSet::new(), scalars: HashSet::new(), map: HashMap::new() };
+        for (i, v) in self.sys.vars.iter().enumerate() {
+            let (base, dims) = self.slots[i];
+            let uninterpreted = matches!(v.value_sort(), Sort::Uninterpreted(_));
+            if dims == 0 {
+                let c = Term::var(&format!("{}!0", v.name()), cell_sort(&v.value_sort()));
+                cs.scalars.insert(c.clone());
+                if uninterpreted {
+                    cs.data.insert(c.clone());
+                }
+                cs.map.insert(v.term.clone(), c.clone());
+                cs.cells[base] = c;
+                continue;
+            }
+            let dummy: Vec<Term> = (0..dims).map(|d| Term::var(&format!("d!{d}"), isort.clone())).collect();
+            for m in all_maps(&dummy, &cs.procs) {
+                let idx: Vec<Term> = dummy.iter().map(|d| m[d].clone()).collect();
+                let ix: Vec<i64> = idx.iter().map(|t| t.as_int().unwrap()).collect();
+                let name = format!("{}!{}", v.name(), ix.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("_"));
+                let c = Term::var(&name, cell_sort(&v.value_sort()));
+                if uninterpreted {
+                    cs.data.insert(c.clone());
+                }
+                cs.map.insert(Term::select(&v.term, &idx), c.clone());
+                cs.cells[self.cell(i, &ix)] = c;
+            }
+        }
+        for (c, &slot) in &self.consts {
+            let s = Term::var(&format!("{}!c", c.var_name().unwrap_or("c")), cell_sort(c.sort()));
+            cs.scalars.insert(s.clone());
+            if matches!(c.sort(), Sort::Uninterpreted(_)) {
+                cs.data.insert(s.clone());
+            }
+            cs.map.insert(c.clone(), s.clone());
+            cs.cells[slot] = s;
+        }
+        cs
+    }
+
+    /// The initial formula (with the axioms) over the cell symbols, each
+    /// constrained cell kept in its domain, and the cells it does not
+    /// mention with their domains: they take every value of it, enumerated
+    /// here rather than by the solver (one model per combination would cost
+    /// a solver call each).
+    fn initial_formula(&self, cs: &CellSymbols) -> Result<(Term, Vec<(usize, Vec<i64>)>), Unsupported> {
+        let isort = self.sys.index_sort();
+        let mut parts = vec![];
+        for q in self.sys.initial.iter().chain(&self.sys.axioms) {
+            for m in all_maps(&q.vars, &cs.procs) {
+                let f = crate::logic::substitute(&q.body(), &m);
+                parts.push(crate::logic::substitute(&f, &cs.map));
+            }
+        }
+        let constrained = crate::logic::free_vars(&Term::and(parts.clone()));
+        let mut free: Vec<(usize, Vec<i64>)> = vec![];
+        for (k, c) in cs.cells.iter().enumerate() {
+            let dom = self.domain_of(c, cs)?;
+            if !constrained.contains(c) {
+                free.push((k, dom));
+            } else if let (Some((lo, hi)), false) = (c.sort().finite_range(), matches!(c.sort(), Sort::Bool | Sort::Index)) {
+                // explicit, so that every cell gets a value in its range
+                parts.push(Term::raw(Op::Le, vec![Term::int(lo), c.clone()], Sort::Bool));
+                parts.push(Term::raw(Op::Le, vec![c.clone(), Term::int(hi)], Sort::Bool));
+            } else if *c.sort() != Sort::Bool {
+                let n = |x: i64| if *c.sort() == Sort::Index { Term::raw(Op::Int(x), vec![], isort.clone()) } else { Term::int(x) };
+                parts.push(Term::or(dom.iter().map(|&x| Term::eq(c, &n(x)))));
+            }
+        }
+        // integral real literals become integers, like the real cells
+        let f = Term::and(parts);
+        let reals = crate::logic::collect(&f, &|t: &Term| matches!(t.op(), Op::Real(_, 1)));
+        let to_int: HashMap<Term, Term> =
+            reals.into_iter().map(|t| if let Op::Real(n, _) = t.op() { (t.clone(), Term::int(*n)) } else { unreachable!() }).collect();
+        let f = crate::logic::substitute(&f, &to_int);
+        if !crate::logic::free_vars(&f).iter().all(|v| cs.cells.contains(v)) {
+            return Err("initial formula mentions arrays at non-process indices".into());
+        }
+        Ok((f, free))
+    }
+
+    /// The values a cell may take in the instance.
+    fn domain_of(&self, c: &Term, cs: &CellSymbols) -> Result<Vec<i64>, Unsupported> {
+        Ok(if *c.sort() == Sort::Index {
+            // a process-valued scalar may also name a process outside the
+            // instance (Cubicle's `Home <> p` for every p)
+            (0..self.procs as i64 + cs.scalars.contains(c) as i64).collect()
+        } else if cs.data.contains(c) {
+            domain(&Sort::Uninterpreted("data".into()), self.procs, &self.ints)?
+        } else if *c.sort() == Sort::Int {
+            self.ints.clone()
+        } else if *c.sort() == Sort::Bool {
+            vec![0, 1]
+        } else if let Some((lo, hi)) = c.sort().finite_range() {
+            (lo..=hi).collect()
+        } else {
+            return Err(format!("cell {c} of sort {} in an initial state", c.sort()));
+        })
     }
 
     /// The successors of a state, each with the step taken to it: the
@@ -807,8 +822,10 @@ impl<'a> Instance<'a> {
             return Ok(ex);
         }
         let mut k = 0;
+        let mut progress = crate::engine::Progress::new("finite instance");
         while k < ex.states.len() {
-            if ex.states.len() >= cap {
+            progress.tick(|| format!("{} processes: {} states, {} explored", self.procs, ex.states.len(), k));
+            if ex.states.len() >= cap || crate::engine::interrupted() {
                 return Ok(ex);
             }
             let succ = self.successors(&ex.states[k].clone())?;
@@ -862,4 +879,19 @@ impl<'a> Instance<'a> {
         }
         Ok(None)
     }
+}
+
+/// One symbol per cell of an instance's state, for enumerating initial
+/// states with the solver.
+struct CellSymbols {
+    /// The instance's processes as index literals.
+    procs: Vec<Term>,
+    /// The symbol of each cell, by slot.
+    cells: Vec<Term>,
+    /// Cells of uninterpreted sorts (numbered values, see `cell_sort`).
+    data: HashSet<Term>,
+    /// Scalar cells.
+    scalars: HashSet<Term>,
+    /// State variables and array reads at processes → their cells.
+    map: HashMap<Term, Term>,
 }

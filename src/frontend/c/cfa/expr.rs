@@ -3,6 +3,7 @@
 //! elements, arithmetic, calls lifted out by the statement builder).
 
 use super::*;
+use crate::logic::{BitKind, Bits};
 
 impl<'a> Builder<'a> {
     // ----- types -----
@@ -171,13 +172,15 @@ impl<'a> Builder<'a> {
         if matches!(op, BinOp::Shl | BinOp::Shr) {
             let t = self.promote(lt);
             let l = self.convert(l, lt, t, pos)?;
-            let Some(k) = as_const(&r).filter(|k| (0..63).contains(k)) else {
-                return Err(self.unsupported(pos, "shifts by a non-constant amount"));
+            let factor = match as_const(&r) {
+                Some(k) if (0..63).contains(&k) => LExpr::Const(1 << k),
+                Some(k) => return Err(self.unsupported(pos, format!("a shift by {k} bits"))),
+                None => LExpr::Pow2(self.bits(t), bx(r)),
             };
             let e = if op == BinOp::Shl {
-                LExpr::Arith(Arith::Mul, bx(l), bx(LExpr::Const(1 << k)))
+                LExpr::Arith(Arith::Mul, bx(l), bx(factor))
             } else {
-                LExpr::Arith(Arith::FloorDiv, bx(l), bx(LExpr::Const(1 << k)))
+                LExpr::Arith(Arith::FloorDiv, bx(l), bx(factor))
             };
             let e = if t.signed { fold(e) } else { self.convert(fold(e), IntTy { kind: IntKind::LongLong, signed: true }, t, pos)? };
             return Ok((e, t));
@@ -189,15 +192,9 @@ impl<'a> Builder<'a> {
         let a = match op {
             BinOp::Add => Arith::Add,
             BinOp::Sub => Arith::Sub,
-            BinOp::Mul => {
-                if lc.is_none() && rc.is_none() {
-                    return Err(self.unsupported(pos, "non-linear product of two non-constant operands"));
-                }
-                Arith::Mul
-            }
+            BinOp::Mul => Arith::Mul,
             BinOp::Div | BinOp::Mod => {
                 match rc {
-                    None => return Err(self.unsupported(pos, "division or remainder by a non-constant")),
                     Some(0) => return Err(self.err(pos, "division by zero")),
                     Some(c) if c < 0 && !t.signed => unreachable!("an unsigned constant is not negative: {c}"),
                     _ => {}
@@ -210,21 +207,19 @@ impl<'a> Builder<'a> {
                 }
             }
             BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
-                let (Some(x), Some(y)) = (lc, rc) else {
-                    return Err(self.unsupported(pos, "bitwise operators on non-constant operands"));
+                let kind = match op {
+                    BinOp::BitAnd => BitKind::And,
+                    BinOp::BitOr => BitKind::Or,
+                    _ => BitKind::Xor,
                 };
-                let v = match op {
-                    BinOp::BitAnd => x & y,
-                    BinOp::BitOr => x | y,
-                    _ => x ^ y,
-                };
-                return Ok((self.convert(LExpr::Const(v), IntTy { kind: IntKind::LongLong, signed: true }, t, pos)?, t));
+                let b = Bits { kind, width: self.bits(t) as u8, signed: t.signed };
+                return Ok((fold(LExpr::Bits(b, bx(l), bx(r))), t));
             }
             _ => unreachable!("not an arithmetic operator"),
         };
         let e = fold(LExpr::Arith(a, bx(l), bx(r)));
         if lc.is_some() && rc.is_some() && as_const(&e).is_none() {
-            return Err(self.unsupported(pos, "a constant expression beyond 64 bits"));
+            return Err(self.unsupported(pos, "a constant expression outside (-2^63, 2^63)"));
         }
         let e = if t.signed || matches!(a, Arith::FloorDiv | Arith::EuclidRem) {
             e
@@ -275,13 +270,12 @@ impl<'a> Builder<'a> {
                     (fold(LExpr::Not(bx(v))), int)
                 }
                 UnOp::BitNot => {
+                    // ~v is -v - 1 on a signed type, 2^w - 1 - v on an unsigned one
                     let (v, t) = self.rvalue(a)?;
                     let pt = self.promote(t);
                     let v = self.convert(v, t, pt, e.pos)?;
-                    match as_const(&v) {
-                        Some(c) => (self.convert(LExpr::Const(!c), IntTy { kind: IntKind::LongLong, signed: true }, pt, e.pos)?, pt),
-                        None => return Err(self.unsupported(e.pos, "bitwise operators on non-constant operands")),
-                    }
+                    let ones = if pt.signed { LExpr::Const(-1) } else { LExpr::Const(self.range(pt, e.pos)?.1) };
+                    (fold(LExpr::Arith(Arith::Sub, bx(ones), bx(v))), pt)
                 }
                 UnOp::Deref => return Err(self.unsupported(e.pos, "pointer dereference")),
                 UnOp::AddrOf => return Err(self.unsupported(e.pos, "taking addresses (pointers)")),
@@ -479,8 +473,8 @@ pub(super) fn is_pure(e: &LExpr) -> bool {
         LExpr::Const(_) | LExpr::Scalar(_) | LExpr::Current => true,
         LExpr::Nondet(..) | LExpr::Assign { .. } => false,
         LExpr::Read(_, idx) => idx.iter().all(is_pure),
-        LExpr::Neg(a) | LExpr::Not(a) | LExpr::Wrap(_, a) | LExpr::ToBool(a) => is_pure(a),
-        LExpr::Arith(_, a, b) | LExpr::Cmp(_, a, b) | LExpr::And(a, b) | LExpr::Or(a, b) => {
+        LExpr::Neg(a) | LExpr::Not(a) | LExpr::Wrap(_, a) | LExpr::ToBool(a) | LExpr::Pow2(_, a) => is_pure(a),
+        LExpr::Arith(_, a, b) | LExpr::Cmp(_, a, b) | LExpr::And(a, b) | LExpr::Or(a, b) | LExpr::Bits(_, a, b) => {
             is_pure(a) && is_pure(b)
         }
         LExpr::Ite(a, b, c) => is_pure(a) && is_pure(b) && is_pure(c),
@@ -515,6 +509,11 @@ pub(super) fn fold(e: LExpr) -> LExpr {
             },
             _ => None,
         },
+        LExpr::Bits(op, a, b) => match (c(a), c(b)) {
+            (Some(x), Some(y)) => op.apply(x, y),
+            _ => None,
+        },
+        LExpr::Pow2(w, a) => c(a).map(|k| 1i64.checked_shl(k.rem_euclid(*w as i64) as u32).filter(|p| *p > 0)).flatten(),
         LExpr::Cmp(op, a, b) => match (c(a), c(b)) {
             (Some(x), Some(y)) => Some(match op {
                 Cmp::Lt => x < y,
@@ -541,5 +540,6 @@ pub(super) fn fold(e: LExpr) -> LExpr {
         },
         _ => None,
     };
-    v.map(LExpr::Const).unwrap_or(e)
+    // -2^63 stays unfolded: arrax's terms cannot negate that literal
+    v.filter(|v| *v != i64::MIN).map(LExpr::Const).unwrap_or(e)
 }

@@ -1,14 +1,16 @@
 //! SMT-LIB scripts as the solvers see our formulas: process indices and
 //! enumerations are integers (an enumeration's values numbered from 0, or
-//! its subrange, with the range asserted for every constant of that sort),
+//! its subrange), with the same range facts the backends assert (every
+//! enumeration-sorted constant and read, and under a quantifier the ranges
+//! of its variables and of the reads that depend on them as guards);
 //! uninterpreted sorts are declared, every free symbol is declared. Every
 //! file arrax writes for another solver to read (proof obligations, the
 //! invariant, exported systems) goes through this one writer, so that what
 //! a reader checks is what arrax's own solvers were asked.
 
-use super::print::{op_name, symbol};
-use super::sort::Sort;
-use super::term::{Op, Term};
+use super::{enum_terms, guarded_body, range_fact};
+use crate::logic::print::{op_name, symbol};
+use crate::logic::{Op, Sort, Term};
 use std::fmt::Write as _;
 
 /// The SMT-LIB sort a sort is encoded as.
@@ -58,7 +60,10 @@ fn write_term(out: &mut String, t: &Term) {
             };
             let bound: Vec<String> = vs.iter().map(|v| format!("({} {})", v, sort(v.sort()))).collect();
             let _ = write!(out, "({kw} ({}) ", bound.join(" "));
-            write_term(out, &t.args()[0]);
+            match t.op() {
+                Op::Lambda(_) => write_term(out, &t.args()[0]),
+                _ => write_term(out, &guarded_body(vs, &t.args()[0], kw == "forall")),
+            }
             out.push(')');
         }
         op => {
@@ -116,6 +121,9 @@ pub fn check_script(comment: &str, f: &Term) -> String {
     }
     out.push_str("(set-logic ALL)\n");
     out.push_str(&declarations(&crate::logic::free_vars(f)));
+    for fact in enum_terms(f).iter().filter(|e| matches!(e.op(), Op::Select)).filter_map(range_fact) {
+        let _ = writeln!(out, "(assert {})", term(&fact));
+    }
     let _ = writeln!(out, "(assert {})\n(check-sat)", term(f));
     out
 }

@@ -1,363 +1,27 @@
-//! The MCMT v2 input language, as the real benchmark files write it
-//! (see `bench/NOTES.md`).
-//!
-//! A file is a sequence of keywords (`:local`, `:transition`, `:case`, …),
-//! each followed by the s-expressions up to the next keyword; `:comment`
-//! swallows the rest of its line. Reading happens in three passes:
-//! 1. `items`: the keyword stream, with the comment lines preceding each keyword;
-//! 2. `structure`: sections (`:initial`, `:transition`, …) with their parts;
-//! 3. `Builder`: declarations, a small sort-inference pass for `int`
-//!    state variables that hold process indices, then elaboration of every
-//!    formula into the [`System`] IR.
-//!
-//! Semantics decided here (each checked on the real files):
-//! - a global `f` is a scalar; a read `f[i]` means `f`;
-//! - `:val` lines come one per `:local` and `:global`, in declaration order;
-//! - a local's new value is `λj. ite(c1, v1, ite(c2, v2, … vn))` (first
-//!   matching case wins; the last value is the final else);
-//! - a global's new value is the `:val` of the case that is literally
-//!   `(= p j)` with `j := p`; every other case must agree with it;
-//! - the universal guard: the disjunction of the `:uguard` lines holds for
-//!   every `j` that falls in a case other than a literal `(= p j)`, and
-//!   some case applies to every `j` (else the transition is disabled); it
-//!   is left out when it holds by index equalities alone (`j` is one of
-//!   the pairwise distinct parameters or none of them);
-//! - in an order-index system, an `int`/`nat` state variable compared with
-//!   or assigned an index gets the index sort, and an integer literal
-//!   where an index is expected is the process constant `#n` (a rigid
-//!   constant of the index sort, added to [`System::consts`]);
-//! - `(t v)`, a term applied to a literal, is read as `(= t v)` with a
-//!   warning (szymanski_na.in writes `(s[y] false)` in a guard);
-//! - suggested negated invariants are hints: an ill-typed one (including
-//!   the `(t v)` form) is dropped with a warning;
-//! - a transition is named after the first comment line before it that
-//!   starts with a word (`:comment t3 send_inv: …` gives `t3_send_inv`),
-//!   else `t<n>`.
+//! Building the system from an MCMT file's structure: sorts inferred,
+//! formulas typed, cases of transitions lowered to guards, universal guards
+//! and λ-updates.
 
-use super::elab::{excerpt, is_reserved, Binding, Env};
-use super::sexp::{Reader, Sexp, SexpKind};
-use super::{Diagnostic, Parsed};
+use crate::frontend::elab::{excerpt, is_reserved, Binding, Env};
+use crate::frontend::sexp::{Sexp, SexpKind};
+use crate::frontend::{Diagnostic, Parsed};
 use crate::logic::{conjuncts, free_vars, occurs, substitute, EnumDef, EnumValues, Sort, Term};
 use crate::system::{IndexKind, Quantified, StateVar, System, Transition, Update};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
-/// Keywords that only make sense inside a section.
-const SUB_KEYWORDS: &[&str] =
-    &["var", "cnj", "guard", "uguard", "numcases", "case", "val", "end_of_suggested_negated_invariants"];
-
-/// Option keywords kept verbatim in [`System::options`].
-const OPTIONS: &[&str] = &[
-    "key_search",
-    "max_transitions_number",
-    "dynamic_predicate_abstraction",
-    "determine_bounds",
-    "map_back",
-    "no_backward_simplification",
-    "display_accelerated_transitions",
-];
-
-/// Type names that cannot be redefined (MCMT's own and the canonical print's).
-const RESERVED_TYPES: &[&str] = &["bool", "int", "nat", "real", "Bool", "Int", "Real", "proc", "Array"];
-
-/// Reads an MCMT file into a system.
-pub fn parse(src: &str) -> Result<Parsed, Diagnostic> {
-    let items = items(src)?;
-    if items.is_empty() {
-        return Err(Diagnostic::new(1, 1, "empty input: no MCMT declarations found"));
-    }
-    let raw = structure(src, items)?;
-    Builder::build(src, raw)
-}
-
-/// A keyword with the nodes that follow it up to the next keyword.
-struct Item {
-    kw: String,
-    pos: usize,
-    args: Vec<Sexp>,
-    /// The `:comment` lines immediately before the keyword.
-    comments: Vec<String>,
-}
-
-/// Pass 1: the keyword stream.
-fn items(src: &str) -> Result<Vec<Item>, Diagnostic> {
-    let mut r = Reader::new(src);
-    let mut out: Vec<Item> = vec![];
-    let mut comments = vec![];
-    while let Some(node) = r.next_node()? {
-        match node.kind {
-            SexpKind::Keyword(k) if k == "comment" => comments.push(r.rest_of_line().trim().to_string()),
-            SexpKind::Keyword(kw) => {
-                out.push(Item { kw, pos: node.start, args: vec![], comments: std::mem::take(&mut comments) })
-            }
-            _ => match out.last_mut() {
-                Some(item) => item.args.push(node),
-                None => {
-                    return Err(Diagnostic::at(
-                        src,
-                        node.start,
-                        format!("expected a keyword such as :local or :transition, found '{}'", excerpt(src, &node)),
-                    ))
-                }
-            },
-        }
-    }
-    Ok(out)
-}
-
-/// A section quantifying index variables over conjunctions (`:initial`,
-/// `:unsafe`, `:u_cnj`, `:system_axiom`, suggested invariants).
-struct RawCube {
-    /// The `:var` symbols.
-    vars: Vec<Sexp>,
-    /// One entry per `:cnj` line.
-    cnjs: Vec<Vec<Sexp>>,
-    /// `:u_cnj`: the variables `z1`, `z2`, … are implicit.
-    implicit: bool,
-}
-
-struct RawCase {
-    pos: usize,
-    cond: Vec<Sexp>,
-    vals: Vec<Sexp>,
-}
-
-struct RawTransition {
-    pos: usize,
-    /// The comment lines before `:transition`.
-    comments: Vec<String>,
-    vars: Vec<Sexp>,
-    guard: Vec<Sexp>,
-    uguards: Vec<Vec<Sexp>>,
-    numcases: Option<(i64, usize)>,
-    cases: Vec<RawCase>,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum DeclKind {
-    Local,
-    Global,
-    Eevar,
-}
-
-struct Decl {
-    kind: DeclKind,
-    name: Sexp,
-    ty: Sexp,
-}
-
-#[derive(Default)]
-struct Raw {
-    smt: Vec<Sexp>,
-    index: Option<Sexp>,
-    decls: Vec<Decl>,
-    axioms: Vec<RawCube>,
-    initial: Vec<RawCube>,
-    unsafe_: Vec<RawCube>,
-    hints: Option<RawCube>,
-    transitions: Vec<RawTransition>,
-    abstract_: Vec<Sexp>,
-    options: Vec<(String, String)>,
-}
-
-fn err(src: &str, pos: usize, msg: impl Into<String>) -> Diagnostic {
-    Diagnostic::at(src, pos, msg)
-}
-
-fn no_args(src: &str, item: &Item) -> Result<(), Diagnostic> {
-    match item.args.first() {
-        None => Ok(()),
-        Some(a) => Err(err(src, a.start, format!("unexpected '{}' after :{}", excerpt(src, a), item.kw))),
-    }
-}
-
-fn one_arg<'i>(src: &str, item: &'i Item) -> Result<&'i Sexp, Diagnostic> {
-    match item.args.as_slice() {
-        [a] => Ok(a),
-        [] => Err(err(src, item.pos, format!(":{} expects an argument", item.kw))),
-        [_, extra, ..] => Err(err(src, extra.start, format!("unexpected '{}' after :{}", excerpt(src, extra), item.kw))),
-    }
-}
-
-fn symbol_arg<'i>(src: &str, item: &'i Item) -> Result<&'i Sexp, Diagnostic> {
-    let a = one_arg(src, item)?;
-    match a.kind {
-        SexpKind::Symbol(_) => Ok(a),
-        _ => Err(err(src, a.start, format!(":{} expects a name, found '{}'", item.kw, excerpt(src, a)))),
-    }
-}
-
-type Items = std::iter::Peekable<std::vec::IntoIter<Item>>;
-
-fn next_if_kw(it: &mut Items, kws: &[&str]) -> Option<Item> {
-    it.next_if(|i| kws.contains(&i.kw.as_str()))
-}
-
-/// Pass 2: sections.
-fn structure(src: &str, items: Vec<Item>) -> Result<Raw, Diagnostic> {
-    let mut raw = Raw::default();
-    let mut it = items.into_iter().peekable();
-    while let Some(item) = it.next() {
-        match item.kw.as_str() {
-            "smt" => {
-                let a = one_arg(src, &item)?;
-                raw.smt.push(a.clone());
-            }
-            "index" => {
-                if raw.index.is_some() {
-                    return Err(err(src, item.pos, "repeated :index declaration"));
-                }
-                raw.index = Some(symbol_arg(src, &item)?.clone());
-            }
-            "local" | "global" | "eevar" => {
-                let kind = match item.kw.as_str() {
-                    "local" => DeclKind::Local,
-                    "global" => DeclKind::Global,
-                    _ => DeclKind::Eevar,
-                };
-                match item.args.as_slice() {
-                    [name, ty] if name.symbol().is_some() && ty.symbol().is_some() => {
-                        raw.decls.push(Decl { kind, name: name.clone(), ty: ty.clone() })
-                    }
-                    _ => return Err(err(src, item.pos, format!("expected ':{} NAME TYPE'", item.kw))),
-                }
-            }
-            "system_axiom" | "initial" | "unsafe" => {
-                no_args(src, &item)?;
-                let cube = cube(src, &mut it)?;
-                match item.kw.as_str() {
-                    "system_axiom" => raw.axioms.push(cube),
-                    "initial" => raw.initial.push(cube),
-                    _ => raw.unsafe_.push(cube),
-                }
-            }
-            "u_cnj" => {
-                raw.unsafe_.push(RawCube { vars: vec![], cnjs: vec![item.args], implicit: true })
-            }
-            "suggested_negated_invariants" => {
-                no_args(src, &item)?;
-                if raw.hints.is_some() {
-                    return Err(err(src, item.pos, "repeated :suggested_negated_invariants section"));
-                }
-                let cube = cube(src, &mut it)?;
-                match next_if_kw(&mut it, &["end_of_suggested_negated_invariants"]) {
-                    Some(end) => no_args(src, &end)?,
-                    None => {
-                        return Err(err(
-                            src,
-                            item.pos,
-                            "this section is not closed by :end_of_suggested_negated_invariants",
-                        ))
-                    }
-                }
-                raw.hints = Some(cube);
-            }
-            "transition" => {
-                no_args(src, &item)?;
-                let t = transition(src, &mut it, item)?;
-                raw.transitions.push(t);
-            }
-            "abstract" => raw.abstract_.extend(item.args),
-            k if OPTIONS.contains(&k) || k.starts_with("inv_search_") => {
-                let value: Vec<&str> = item.args.iter().map(|a| a.text(src)).collect();
-                raw.options.push((item.kw.clone(), value.join(" ")));
-            }
-            k if SUB_KEYWORDS.contains(&k) => {
-                return Err(err(src, item.pos, format!("':{k}' is not allowed here")));
-            }
-            k => return Err(err(src, item.pos, format!("unknown keyword ':{k}'"))),
-        }
-    }
-    Ok(raw)
-}
-
-/// The `:var` and `:cnj` lines of a section.
-fn cube(src: &str, it: &mut Items) -> Result<RawCube, Diagnostic> {
-    let mut c = RawCube { vars: vec![], cnjs: vec![], implicit: false };
-    while let Some(item) = next_if_kw(it, &["var", "cnj"]) {
-        if item.kw == "var" {
-            c.vars.push(symbol_arg(src, &item)?.clone());
-        } else {
-            c.cnjs.push(item.args);
-        }
-    }
-    Ok(c)
-}
-
-/// The parts of a `:transition`.
-fn transition(src: &str, it: &mut Items, header: Item) -> Result<RawTransition, Diagnostic> {
-    let mut t = RawTransition {
-        pos: header.pos,
-        comments: header.comments,
-        vars: vec![],
-        guard: vec![],
-        uguards: vec![],
-        numcases: None,
-        cases: vec![],
-    };
-    while let Some(item) = next_if_kw(it, &["var", "guard", "uguard", "numcases", "case", "val"]) {
-        match item.kw.as_str() {
-            "var" => t.vars.push(symbol_arg(src, &item)?.clone()),
-            "guard" => t.guard.extend(item.args),
-            "uguard" => t.uguards.push(item.args),
-            "numcases" => {
-                if t.numcases.is_some() {
-                    return Err(err(src, item.pos, "repeated :numcases"));
-                }
-                let a = one_arg(src, &item)?;
-                match a.kind {
-                    SexpKind::Int(n) if n > 0 => t.numcases = Some((n, a.start)),
-                    _ => {
-                        return Err(err(
-                            src,
-                            a.start,
-                            format!(":numcases expects a positive integer, found '{}'", excerpt(src, a)),
-                        ))
-                    }
-                }
-            }
-            "case" => t.cases.push(RawCase { pos: item.pos, cond: item.args, vals: vec![] }),
-            _ => {
-                let v = one_arg(src, &item)?.clone();
-                match t.cases.last_mut() {
-                    Some(c) => c.vals.push(v),
-                    None => return Err(err(src, item.pos, ":val before any :case")),
-                }
-            }
-        }
-    }
-    Ok(t)
-}
-
-/// A transition name from a comment line before it: its leading words
-/// (up to three, up to the first punctuation), joined by `_`. The first
-/// comment line of the block before `:transition` that gives one is used.
-fn name_from_comment(comment: &str) -> Option<String> {
-    let mut words = vec![];
-    for w in comment.split_whitespace() {
-        let stripped = w.trim_end_matches([':', ',', ';', '.']);
-        let ok = stripped.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
-            && stripped.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-        if !ok {
-            break;
-        }
-        words.push(stripped);
-        if stripped.len() != w.len() || words.len() == 3 {
-            break;
-        }
-    }
-    (!words.is_empty()).then(|| words.join("_"))
-}
+use super::*;
+use crate::frontend::line_col;
 
 /// Union–find over `int` state variables and the index sort (node 0), for
 /// the sort-inference pass.
-struct Infer<'r> {
-    cand: &'r HashMap<String, usize>,
-    parent: Vec<usize>,
+pub(super) struct Infer<'r> {
+    pub(super) cand: &'r HashMap<String, usize>,
+    pub(super) parent: Vec<usize>,
 }
 
 impl Infer<'_> {
-    fn find(&mut self, x: usize) -> usize {
+    pub(super) fn find(&mut self, x: usize) -> usize {
         let mut r = x;
         while self.parent[r] != r {
             r = self.parent[r];
@@ -371,14 +35,14 @@ impl Infer<'_> {
         r
     }
 
-    fn union(&mut self, a: usize, b: usize) -> usize {
+    pub(super) fn union(&mut self, a: usize, b: usize) -> usize {
         let (ra, rb) = (self.find(a), self.find(b));
         let (lo, hi) = (ra.min(rb), ra.max(rb));
         self.parent[hi] = lo;
         lo
     }
 
-    fn var(&self, name: &str, idx: &HashSet<String>) -> Option<usize> {
+    pub(super) fn var(&self, name: &str, idx: &HashSet<String>) -> Option<usize> {
         if idx.contains(name) {
             None
         } else {
@@ -389,7 +53,7 @@ impl Infer<'_> {
     /// Walks a formula; returns the class of the term when it is an index
     /// term (0) or an `int` state variable, unifying the classes of terms
     /// compared, or used as an array index.
-    fn walk(&mut self, e: &Sexp, idx: &HashSet<String>) -> Option<usize> {
+    pub(super) fn walk(&mut self, e: &Sexp, idx: &HashSet<String>) -> Option<usize> {
         match &e.kind {
             SexpKind::Symbol(s) if idx.contains(s) => Some(0),
             SexpKind::Symbol(s) => self.var(s, idx),
@@ -436,7 +100,7 @@ impl Infer<'_> {
         }
     }
 
-    fn walk_all<'s>(&mut self, es: impl IntoIterator<Item = &'s Sexp>, idx: &HashSet<String>) {
+    pub(super) fn walk_all<'s>(&mut self, es: impl IntoIterator<Item = &'s Sexp>, idx: &HashSet<String>) {
         for e in es {
             self.walk(e, idx);
         }
@@ -444,8 +108,8 @@ impl Infer<'_> {
 }
 
 /// The symbols `z1`, `z2`, … occurring in `es` and not declared, sorted by number.
-fn implicit_vars(es: &[Sexp], declared: &HashMap<String, usize>) -> Vec<Sexp> {
-    fn collect<'s>(e: &'s Sexp, out: &mut Vec<&'s Sexp>) {
+pub(super) fn implicit_vars(es: &[Sexp], declared: &HashMap<String, usize>) -> Vec<Sexp> {
+    pub(super) fn collect<'s>(e: &'s Sexp, out: &mut Vec<&'s Sexp>) {
         match &e.kind {
             SexpKind::Symbol(_) => out.push(e),
             SexpKind::Select(a, is) => {
@@ -475,7 +139,7 @@ fn implicit_vars(es: &[Sexp], declared: &HashMap<String, usize>) -> Vec<Sexp> {
 /// `j` is one of the (pairwise distinct) parameters or differs from all of
 /// them. Used to drop universal guards such as the case coverage
 /// `j = x ∨ (j = y ∧ j ≠ x) ∨ (j ≠ x ∧ j ≠ y)`.
-fn valid_for_every_index(body: &Term, j: &Term, params: &[Term]) -> bool {
+pub(super) fn valid_for_every_index(body: &Term, j: &Term, params: &[Term]) -> bool {
     let other = (0..)
         .map(|k| Term::var(&format!("#other{k}"), j.sort().clone()))
         .find(|o| !params.contains(o))
@@ -494,23 +158,23 @@ fn valid_for_every_index(body: &Term, j: &Term, params: &[Term]) -> bool {
 }
 
 /// Pass 3: declarations and elaboration into the IR.
-struct Builder<'a> {
-    src: &'a str,
-    env: Env<'a>,
-    sys: System,
-    warnings: Vec<Diagnostic>,
+pub(super) struct Builder<'a> {
+    pub(super) src: &'a str,
+    pub(super) env: Env<'a>,
+    pub(super) sys: System,
+    pub(super) warnings: Vec<Diagnostic>,
     /// Every declared symbol (constants, state variables, eevars) and where.
-    declared: HashMap<String, usize>,
+    pub(super) declared: HashMap<String, usize>,
     /// The `:eevar`s, and whether each was declared `nat`.
-    eevars: Vec<(Term, bool)>,
+    pub(super) eevars: Vec<(Term, bool)>,
 }
 
 impl<'a> Builder<'a> {
-    fn err(&self, pos: usize, msg: impl Into<String>) -> Diagnostic {
+    pub(super) fn err(&self, pos: usize, msg: impl Into<String>) -> Diagnostic {
         Diagnostic::at(self.src, pos, msg)
     }
 
-    fn build(src: &'a str, raw: Raw) -> Result<Parsed, Diagnostic> {
+    pub(super) fn build(src: &'a str, raw: Raw) -> Result<Parsed, Diagnostic> {
         let index = match &raw.index {
             None => IndexKind::Order,
             Some(s) => match s.symbol() {
@@ -567,6 +231,7 @@ impl<'a> Builder<'a> {
             b.sys.transitions.push(tr);
         }
         for a in &raw.abstract_ {
+            b.no_eevar(a)?;
             let t = b.env.term(a)?;
             b.sys.abstract_terms.push(t);
         }
@@ -578,12 +243,12 @@ impl<'a> Builder<'a> {
     }
 
     /// Records a new symbol, rejecting reserved names and duplicates.
-    fn declare_name(&mut self, name: &str, pos: usize) -> Result<(), Diagnostic> {
+    pub(super) fn declare_name(&mut self, name: &str, pos: usize) -> Result<(), Diagnostic> {
         if is_reserved(name) {
             return Err(self.err(pos, format!("'{name}' is reserved and cannot be declared")));
         }
         if let Some(&prev) = self.declared.get(name) {
-            let (l, c) = super::line_col(self.src, prev);
+            let (l, c) = line_col(self.src, prev);
             return Err(self.err(pos, format!("duplicate declaration of '{name}' (first declared at {l}:{c})")));
         }
         self.declared.insert(name.to_string(), pos);
@@ -591,7 +256,7 @@ impl<'a> Builder<'a> {
     }
 
     /// A fresh variable name based on `base`, not clashing with declared symbols.
-    fn fresh(&self, base: &str) -> String {
+    pub(super) fn fresh(&self, base: &str) -> String {
         if !self.declared.contains_key(base) {
             return base.to_string();
         }
@@ -599,7 +264,7 @@ impl<'a> Builder<'a> {
     }
 
     /// The axiom `v >= 0` for a `nat` state variable or constant.
-    fn nat_axiom(&self, t: &Term, is_array: bool) -> Quantified {
+    pub(super) fn nat_axiom(&self, t: &Term, is_array: bool) -> Quantified {
         if is_array {
             let x = Term::var(&self.fresh("x"), self.env.index_sort().clone());
             let read = Term::select(t, std::slice::from_ref(&x));
@@ -610,13 +275,13 @@ impl<'a> Builder<'a> {
     }
 
     /// Resolves a declared type name; also says whether it was `nat`.
-    fn resolve_type(&self, ty: &Sexp) -> Result<(Sort, bool), Diagnostic> {
+    pub(super) fn resolve_type(&self, ty: &Sexp) -> Result<(Sort, bool), Diagnostic> {
         let sort = self.env.sort(ty)?;
         Ok((sort, ty.symbol() == Some("nat")))
     }
 
     /// `:smt (define-type …)` and `:smt (define N::T)`.
-    fn smt(&mut self, s: &Sexp) -> Result<(), Diagnostic> {
+    pub(super) fn smt(&mut self, s: &Sexp) -> Result<(), Diagnostic> {
         let bad = || self.err(s.start, "unsupported :smt command (expected (define-type T), (define-type T (subrange a b)) or (define N::T))");
         let items = s.list().ok_or_else(bad)?;
         match items {
@@ -678,7 +343,7 @@ impl<'a> Builder<'a> {
     }
 
     /// `:local`, `:global`, `:eevar`, with the inference of index-valued `int`s.
-    fn declare_state(&mut self, raw: &Raw) -> Result<(), Diagnostic> {
+    pub(super) fn declare_state(&mut self, raw: &Raw) -> Result<(), Diagnostic> {
         let mut resolved = vec![];
         for d in &raw.decls {
             let name = d.name.symbol().expect("checked by structure");
@@ -726,7 +391,7 @@ impl<'a> Builder<'a> {
     /// In an order-index system, the `int`/`nat` state variables that are
     /// compared with, or assigned, process indices (`(= h[x] x)`, `:val x`):
     /// they get the index sort.
-    fn infer_index_valued(&self, raw: &Raw, resolved: &[(Sort, bool)]) -> HashSet<String> {
+    pub(super) fn infer_index_valued(&self, raw: &Raw, resolved: &[(Sort, bool)]) -> HashSet<String> {
         let mut cand = HashMap::new();
         for (d, (sort, _)) in raw.decls.iter().zip(resolved) {
             if *sort == Sort::Int {
@@ -768,7 +433,7 @@ impl<'a> Builder<'a> {
     }
 
     /// Index variables from `:var` symbols: distinct, not clashing with declarations.
-    fn index_vars(&self, vars: &[Sexp]) -> Result<Vec<Term>, Diagnostic> {
+    pub(super) fn index_vars(&self, vars: &[Sexp]) -> Result<Vec<Term>, Diagnostic> {
         let mut out: Vec<Term> = vec![];
         for v in vars {
             let name = v.symbol().expect("checked by structure");
@@ -786,14 +451,30 @@ impl<'a> Builder<'a> {
         Ok(out)
     }
 
-    fn bind_all(&mut self, vars: &[Term]) {
+    pub(super) fn bind_all(&mut self, vars: &[Term]) {
         for v in vars {
             self.env.bind(v.var_name().expect("a variable"), Binding::Term(v.clone()));
         }
     }
 
-    /// Elaborates formulas inside a scope binding `vars`.
-    fn formulas_with<'s>(&mut self, vars: &[Term], es: impl IntoIterator<Item = &'s Sexp>) -> Result<Vec<Term>, Diagnostic> {
+    /// An error at the first `:eevar` in `e`: those values are chosen by
+    /// transitions, and mean nothing in initial, unsafe or axiom formulas,
+    /// hints or abstracted terms (there they would be free symbols).
+    pub(super) fn no_eevar(&self, e: &Sexp) -> Result<(), Diagnostic> {
+        match &e.kind {
+            SexpKind::Symbol(s) if self.eevars.iter().any(|(t, _)| t.var_name() == Some(s)) => {
+                Err(self.err(e.start, format!("the :eevar '{s}' is chosen by transitions and cannot appear outside them")))
+            }
+            SexpKind::List(items) => items.iter().try_for_each(|i| self.no_eevar(i)),
+            SexpKind::Select(name, idx) => std::iter::once(&**name).chain(idx).try_for_each(|i| self.no_eevar(i)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Elaborates formulas outside transitions inside a scope binding `vars`.
+    pub(super) fn formulas_with<'s>(&mut self, vars: &[Term], es: impl IntoIterator<Item = &'s Sexp>) -> Result<Vec<Term>, Diagnostic> {
+        let es: Vec<&Sexp> = es.into_iter().collect();
+        es.iter().try_for_each(|e| self.no_eevar(e))?;
         self.env.push_scope();
         self.bind_all(vars);
         let r = es.into_iter().map(|e| self.env.formula(e)).collect();
@@ -801,7 +482,7 @@ impl<'a> Builder<'a> {
         r
     }
 
-    fn cube(&mut self, c: &RawCube) -> Result<Quantified, Diagnostic> {
+    pub(super) fn cube(&mut self, c: &RawCube) -> Result<Quantified, Diagnostic> {
         let all: Vec<Sexp> = c.cnjs.iter().flatten().cloned().collect();
         let var_nodes = if c.implicit { implicit_vars(&all, &self.declared) } else { c.vars.clone() };
         let vars = self.index_vars(&var_nodes)?;
@@ -811,7 +492,7 @@ impl<'a> Builder<'a> {
 
     /// Suggested negated invariants: one cube per `:cnj` line over the
     /// variables it mentions; ill-typed ones become warnings.
-    fn hints(&mut self, h: &RawCube) -> Result<(), Diagnostic> {
+    pub(super) fn hints(&mut self, h: &RawCube) -> Result<(), Diagnostic> {
         let vars = self.index_vars(&h.vars)?;
         for line in &h.cnjs {
             // A hint is optional: no guessing at sloppy forms, drop it if it is ill-typed.
@@ -834,7 +515,7 @@ impl<'a> Builder<'a> {
     }
 
     /// The parameter `p` if the case condition is literally `(= p j)` or `(= j p)`.
-    fn literal_param(case: &RawCase, j: &str, params: &[Term]) -> Option<Term> {
+    pub(super) fn literal_param(case: &RawCase, j: &str, params: &[Term]) -> Option<Term> {
         let [cond] = case.cond.as_slice() else { return None };
         let [eq, a, b] = cond.list()? else { return None };
         if eq.symbol() != Some("=") {
@@ -848,7 +529,7 @@ impl<'a> Builder<'a> {
         params.iter().find(|t| t.var_name() == Some(p)).cloned()
     }
 
-    fn transition(&mut self, t: &RawTransition, number: usize, names: &mut HashSet<String>) -> Result<Transition, Diagnostic> {
+    pub(super) fn transition(&mut self, t: &RawTransition, number: usize, names: &mut HashSet<String>) -> Result<Transition, Diagnostic> {
         if t.vars.is_empty() {
             return Err(self.err(t.pos, "transition without :var (the last :var is the case variable)"));
         }
@@ -884,7 +565,7 @@ impl<'a> Builder<'a> {
         r
     }
 
-    fn transition_body(
+    pub(super) fn transition_body(
         &mut self,
         t: &RawTransition,
         vars: &[Term],
@@ -987,7 +668,7 @@ impl<'a> Builder<'a> {
 
     /// The new value of global `sv` (position `k`): the value of a literal
     /// `(= p j)` case with `j := p`, which every other case must agree with.
-    fn global_value(
+    pub(super) fn global_value(
         &self,
         t: &RawTransition,
         sv: &StateVar,
@@ -1018,3 +699,4 @@ impl<'a> Builder<'a> {
         Ok(reference.expect("at least one case"))
     }
 }
+
