@@ -104,6 +104,7 @@ impl<'a> Search<'a> {
     /// Runs the search; `replay` decides whether a candidate trace is real.
     pub fn run(&mut self, replay: &mut dyn FnMut(&AbstractTrace) -> bool) -> Answer {
         let roots = self.roots();
+        self.stats.frames = self.k;
         for u in &roots {
             match self.q.initial(u) {
                 Ok(None) => return self.refute(AbstractTrace { cubes: vec![u.clone()], edges: vec![] }, replay),
