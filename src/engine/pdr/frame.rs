@@ -26,16 +26,6 @@ impl Frames {
         self.lemmas.iter().filter(|l| l.level == j).map(|l| l.cube.clone()).collect()
     }
 
-    /// The number of lemmas.
-    pub fn len(&self) -> usize {
-        self.lemmas.len()
-    }
-
-    /// Whether there is no lemma.
-    pub fn is_empty(&self) -> bool {
-        self.lemmas.is_empty()
-    }
-
     /// Adds the lemma `¬cube` at `level`, unless a lemma at that level or
     /// above already implies it (some instance of its cube is contained in
     /// `cube`); lemmas it implies at that level or below go. Whether it was

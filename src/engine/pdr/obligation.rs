@@ -26,12 +26,15 @@ pub struct Obligation {
     pub depth: usize,
 }
 
+/// A queue entry: level, then deepest, then newest first.
+type Entry = Reverse<(usize, Reverse<usize>, Reverse<usize>)>;
+
 /// The obligations of one blocking round: an arena (for traces) and a
 /// queue, lowest level first, then deepest, then newest.
 #[derive(Default)]
 pub struct Obligations {
     arena: Vec<Obligation>,
-    queue: BinaryHeap<Reverse<(usize, Reverse<usize>, Reverse<usize>)>>,
+    queue: BinaryHeap<Entry>,
 }
 
 impl Obligations {
@@ -58,11 +61,6 @@ impl Obligations {
     /// Obligation `id`.
     pub fn get(&self, id: usize) -> &Obligation {
         &self.arena[id]
-    }
-
-    /// The number of obligations created.
-    pub fn created(&self) -> usize {
-        self.arena.len()
     }
 
     /// The chain from obligation `id` to its unsafe cube, as a trace from
