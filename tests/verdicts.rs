@@ -140,7 +140,12 @@ fn pdr_range_invariants_are_stable() {
         assert!(matches!(r.certification, Certification::Certified(_)), "{name}: {:?}", r.certification);
         let p = r.proof.as_ref().unwrap();
         // a clause over a range bounded by a counter: a quantified variable below or from a program variable
-        let ranged = p.invariant.iter().any(|c| !c.vars.is_empty() && c.lits.iter().any(|l| matches!(l.op(), arrax::logic::Op::Lt | arrax::logic::Op::Le) && l.args().iter().any(|a| a.is_var() && !c.vars.contains(a))));
+        let ranged = p.invariant.iter().any(|c| {
+            !c.vars.is_empty()
+                && c.lits
+                    .iter()
+                    .any(|l| matches!(l.op(), arrax::logic::Op::Lt | arrax::logic::Op::Le) && l.args().iter().any(|a| a.is_var() && !c.vars.contains(a)))
+        });
         assert!(ranged, "{name}: no range bounded by a counter in the invariant");
         let mut clauses: Vec<String> = p.invariant.iter().map(arrax::report::clause).collect();
         clauses.sort();

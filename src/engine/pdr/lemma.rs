@@ -130,7 +130,12 @@ mod tests {
         // ¬∃z. pc = 1 ∧ 0 ≤ z < i ∧ a[z] ≠ 0
         let cube = Cube::plain(
             vec![z.clone()],
-            vec![Term::eq(&pc, &Term::int(1)), Term::le(&Term::int(0), &z), Term::lt(&z, &i), Term::eq(&Term::select(&a, std::slice::from_ref(&z)), &Term::int(0)).not()],
+            vec![
+                Term::eq(&pc, &Term::int(1)),
+                Term::le(&Term::int(0), &z),
+                Term::lt(&z, &i),
+                Term::eq(&Term::select(&a, std::slice::from_ref(&z)), &Term::int(0)).not(),
+            ],
         );
         let lemma = Lemma::new(cube.clone(), 3);
         assert!(lemma.relevant(&units(&[Term::eq(&pc, &Term::int(1))])));
