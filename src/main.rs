@@ -115,6 +115,10 @@ struct CheckArgs {
     /// Do not accelerate counter loops over processes (backward search).
     #[arg(long)]
     no_accelerate: bool,
+    /// IC3/PDR: how quantified lemmas enter queries (instances over the
+    /// query's index terms, or the solver's quantifier support).
+    #[arg(long, value_enum, default_value_t = arrax::engine::pdr::lemma::Lemmas::Instances)]
+    pdr_lemmas: arrax::engine::pdr::lemma::Lemmas,
     /// Print search statistics, and progress on stderr about once a second
     /// (`-vv`: the search's steps; `-vvv`: everything; `RUST_LOG` overrides).
     #[arg(long, short, action = clap::ArgAction::Count)]
@@ -457,6 +461,7 @@ fn options(args: &CheckArgs) -> CheckOptions {
         brab: args.brab,
         postpone: !args.no_postpone,
         accelerate: !args.no_accelerate,
+        pdr_lemmas: args.pdr_lemmas,
         graph: args.dot.is_some(),
     };
     CheckOptions {

@@ -50,9 +50,11 @@ pub struct Application {
     pub at: usize,
 }
 
-/// Whether `name` is an operator or a Boolean literal (and cannot name a symbol).
+/// Whether `name` is an operator or a Boolean literal (and cannot name a
+/// symbol). SMT-LIB's annotation `!` is an operator only at the head of an
+/// application: MCMT files name variables `!`.
 pub fn is_reserved(name: &str) -> bool {
-    OPERATORS.contains(&name) || name == "true" || name == "false"
+    (OPERATORS.contains(&name) && name != "!") || name == "true" || name == "false"
 }
 
 /// Whether a term of sort `found` may stand where `want` is expected:

@@ -120,7 +120,7 @@ impl Format {
     }
 
     /// The extensions [`Format::of_path`] knows, for messages.
-    pub const EXTENSIONS: &'static str = ".mcmt .in (MCMT), .cub (Cubicle), .c .i (C), .yml .yaml (SV-COMP task), .arrax (canonical), .smt2 (Horn clauses)";
+    pub const EXTENSIONS: &'static str = ".mcmt .in (MCMT), .cub (Cubicle), .c .i (C), .yml .yaml (SV-COMP task), .smt2 (Horn clauses), .arrax (canonical)";
 }
 
 /// Reads `src` in the given format. Binary input (NUL bytes) is reported at 1:1.
