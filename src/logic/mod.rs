@@ -7,6 +7,7 @@ pub mod projection;
 pub mod sort;
 pub mod subst;
 pub mod term;
+pub mod units;
 
 pub use sort::{ArraySort, EnumDef, EnumValues, Sort};
 pub use subst::{collect, conjuncts, free_vars, occurs, rename, substitute};
