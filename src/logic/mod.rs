@@ -10,7 +10,7 @@ pub mod term;
 pub mod units;
 
 pub use sort::{ArraySort, EnumDef, EnumValues, Sort};
-pub use subst::{collect, conjuncts, free_vars, occurs, rename, substitute};
+pub use subst::{collect, conjuncts, free_vars, occurs, rename, replace, substitute};
 pub use term::{BitKind, Bits, Op, Term};
 
 #[cfg(test)]

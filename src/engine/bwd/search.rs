@@ -103,7 +103,8 @@ pub struct Search<'a> {
     solver: Option<Box<dyn Solver>>,
     nodes: Vec<Node>,
     visited: Vec<usize>,
-    seen: HashMap<String, usize>,
+    /// The node of each cube met (canonical cubes: equality is identity of their terms).
+    seen: HashMap<Cube, usize>,
     /// Counters and timers.
     pub stats: Stats,
     start: Instant,
@@ -297,7 +298,7 @@ impl<'a> Search<'a> {
             let map = u.vars.iter().cloned().zip(vars.iter().cloned()).collect();
             let lits: Vec<Term> = u.lits.iter().map(|l| crate::logic::substitute(l, &map)).collect();
             for c in Cube::normalize(&vars, &lits) {
-                if !self.seen.contains_key(&c.key()) {
+                if !self.seen.contains_key(&c) {
                     let id = self.add(c, None, None);
                     self.nodes[id].hint = hint;
                     queue.push_back(id);
@@ -388,7 +389,7 @@ impl<'a> Search<'a> {
             let (pres, dropped) = pre_image(self.sys, cube, ti, self.opts.max_procs, self.opts.exact);
             self.truncated |= dropped;
             for (c, e) in pres {
-                if let Some(&old) = self.seen.get(&c.key()) {
+                if let Some(&old) = self.seen.get(&c) {
                     self.nodes[id].children.push((Some(old), e));
                     continue;
                 }
@@ -448,7 +449,7 @@ impl<'a> Search<'a> {
 
     fn add(&mut self, cube: Cube, parent: Option<usize>, edge: Option<Edge>) -> usize {
         self.stats.nodes += 1;
-        self.seen.insert(cube.key(), self.nodes.len());
+        self.seen.insert(cube.clone(), self.nodes.len());
         self.nodes.push(Node { cube, pattern: None, parent, edge, deleted: None, fate: Fate::Pending, children: vec![], approx: None, hint: None });
         self.nodes.len() - 1
     }
