@@ -143,7 +143,18 @@ pub enum Ended {
 impl<'a> Search<'a> {
     /// A search on `sys` with the given options.
     pub fn new(sys: &'a System, opts: Options) -> Self {
-        Search { sys, opts, solver: None, nodes: vec![], visited: vec![], seen: HashMap::new(), stats: Stats::default(), start: Instant::now(), oracle: None, truncated: false }
+        Search {
+            sys,
+            opts,
+            solver: None,
+            nodes: vec![],
+            visited: vec![],
+            seen: HashMap::new(),
+            stats: Stats::default(),
+            start: Instant::now(),
+            oracle: None,
+            truncated: false,
+        }
     }
 
     /// Uses this solver (one an earlier search made) instead of making one.

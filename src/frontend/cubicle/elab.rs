@@ -681,13 +681,7 @@ impl<'a> Elab<'a> {
     /// `case | c1 : v1 | … | _ : vn` as `ite(c1, v1, … vn)`; a case list
     /// without the default `| _ :` ends in `otherwise` (an error at its last
     /// condition when there is none).
-    pub(super) fn cases(
-        &mut self,
-        cases: &[(Option<Expr>, Expr)],
-        want: &Sort,
-        name: &str,
-        otherwise: Option<Term>,
-    ) -> Result<Term, Diagnostic> {
+    pub(super) fn cases(&mut self, cases: &[(Option<Expr>, Expr)], want: &Sort, name: &str, otherwise: Option<Term>) -> Result<Term, Diagnostic> {
         let what = format!("a case of the assignment to '{name}'");
         let (mut acc, rest) = match (cases.split_last().expect("at least one case"), otherwise) {
             ((last @ (None, _), rest), _) => (self.value_of(&last.1, want, &what)?, rest),
