@@ -397,7 +397,10 @@ fn check(args: CheckArgs) -> ExitCode {
     } else {
         print!("{}", report::text(sys, &r, args.verbose > 0, args.no_certify));
     }
-    ExitCode::from(r.verdict.exit_code() as u8)
+    // The answer is out: end the process here, without tearing down the
+    // solvers' contexts, the terms and the search (work nobody uses).
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+    std::process::exit(r.verdict.exit_code())
 }
 
 /// The most processes of BRAB's finite instance: beyond, explicit-state

@@ -44,6 +44,29 @@ fn subst_rec(t: &Term, map: &HashMap<Term, Term>, cache: &mut HashMap<Term, Term
     r
 }
 
+/// `t` with every occurrence of `from` replaced by `to` (not under a binder
+/// of `from`), re-simplified: [`substitute`] for one pair, without building
+/// a map (the covering test's hot path on small literals).
+pub fn replace(t: &Term, from: &Term, to: &Term) -> Term {
+    if t == from {
+        return to.clone();
+    }
+    if t.args().is_empty() {
+        return t.clone();
+    }
+    if let Op::Forall(vs) | Op::Exists(vs) | Op::Lambda(vs) = t.op() {
+        if vs.contains(from) {
+            return t.clone();
+        }
+    }
+    let args: Vec<Term> = t.args().iter().map(|a| replace(a, from, to)).collect();
+    if args.iter().zip(t.args()).all(|(a, b)| a == b) {
+        t.clone()
+    } else {
+        t.rebuild(args)
+    }
+}
+
 /// The conjuncts of a formula: the arguments of a conjunction (flattened
 /// by construction), none for `true`, else the formula itself.
 pub fn conjuncts(t: &Term) -> Vec<Term> {
