@@ -20,7 +20,7 @@ fn main() {
     ];
     for (name, sys) in cases {
         let t0 = Instant::now();
-        let sum = search(&sys, &Options { timeout: None, max_steps: 1 << 34, seed: 0 }).unwrap();
+        let sum = search(&sys, &Options { timeout: None, max_steps: 1 << 34, seed: 0, opening: None }).unwrap();
         let engine = t0.elapsed();
         let found = sum.found.clone().expect("the error is found");
         let t1 = Instant::now();

@@ -1,9 +1,11 @@
 //! The `arrax` command line: `parse`, `check`, `bench`.
 
-use arrax::driver::{self, Certification, CheckOptions, Engine, Verdict};
+use arrax::driver::{self, CheckOptions, Verdict};
 use arrax::engine::bwd::Order;
+use arrax::engine::{Choice, Settings};
 use arrax::frontend;
-use arrax::report;
+use arrax::reach::interpolate::Method;
+use arrax::report::{self, json::CheckReport};
 use arrax::smt::Backend;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
@@ -45,8 +47,8 @@ struct CheckArgs {
     #[arg(long)]
     svcomp: bool,
     /// The engine.
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
-    engine: EngineArg,
+    #[arg(long, value_enum, default_value_t = Choice::Auto)]
+    engine: Choice,
     /// How lazy abstraction computes interpolants (`auto`: projection,
     /// then projection with case splits in the portfolio for programs).
     #[arg(long, value_enum, default_value_t = ItpArg::Auto)]
@@ -102,26 +104,22 @@ struct CheckArgs {
     /// Do not accelerate counter loops over processes (backward search).
     #[arg(long)]
     no_accelerate: bool,
-    /// Print search statistics.
-    #[arg(long, short)]
-    verbose: bool,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum EngineArg {
-    /// Chosen per input (backward reachability for protocols, lazy
-    /// abstraction for integer indices); the choice is printed.
-    Auto,
-    /// Backward reachability (MCMT/Cubicle).
-    Bwd,
-    /// Lazy abstraction with interpolants and term abstraction (SAFARI).
-    Lazy,
-    /// Candidate invariants from templates, tested on executions and kept
-    /// while inductive (Houdini; programs with integer indices).
-    Houdini,
-    /// Forward concrete execution with seeded value choices (programs with
-    /// integer indices; finds errors, never proves safety).
-    Run,
+    /// Print search statistics, and progress on stderr about once a second
+    /// (`-vv`: the search's steps; `-vvv`: everything; `RUST_LOG` overrides).
+    #[arg(long, short, action = clap::ArgAction::Count)]
+    verbose: u8,
+    /// Memory limit in MB (default: three quarters of the machine's): the
+    /// run ends UNKNOWN (memory), exit 3.
+    #[arg(long, value_name = "MB")]
+    memory: Option<u64>,
+    /// Write the search graph in Graphviz DOT (backward nodes with their
+    /// cubes and covering edges; the lazy abstraction tree).
+    #[arg(long, value_name = "FILE")]
+    dot: Option<PathBuf>,
+    /// The property to check, as an SV-COMP property file: only
+    /// `unreach-call` (`G ! call(reach_error())`) is supported.
+    #[arg(long, value_name = "FILE")]
+    property: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -165,8 +163,7 @@ fn load_until(file: &Path, deadline: Option<std::time::Instant>, json: bool) -> 
         }
         Err(d) if d.timed_out => {
             if json {
-                let file = report::json_str(&file.display().to_string());
-                println!("{{\"file\":{file},\"verdict\":\"UNKNOWN\",\"reason\":\"timeout\",\"certified\":false}}");
+                println!("{}", CheckReport::timed_out(&file.display().to_string(), 0.0).to_json());
             } else {
                 println!("UNKNOWN (timeout)");
             }
@@ -180,6 +177,13 @@ fn load_until(file: &Path, deadline: Option<std::time::Instant>, json: bool) -> 
 }
 
 fn main() -> ExitCode {
+    // a closed stdout (`arrax … | head -1`) ends the process quietly
+    // instead of a panic on the broken pipe
+    // SAFETY: restoring the default disposition of SIGPIPE before any
+    // thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -188,6 +192,18 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    // deep inputs need more stack than the main thread has
+    match driver::on_large_stack(move || run(cli)) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: cannot start the worker thread: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Runs one command.
+fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Parse { file, lowered } => match load(&file) {
             Ok(p) => {
@@ -217,29 +233,10 @@ fn main() -> ExitCode {
     }
 }
 
-/// A hard deadline: whatever reading or a search step does, a time limit
-/// ends the run UNKNOWN with exit code 3 shortly after it expires.
-fn hard_deadline(t: Duration, json: bool, file: String) {
-    std::thread::spawn(move || {
-        let wait = t.mul_f64(1.1) + Duration::from_secs(3);
-        std::thread::sleep(wait);
-        if json {
-            println!(
-                "{{\"file\":{},\"verdict\":\"UNKNOWN\",\"reason\":\"timeout\",\"certified\":false,\"time\":{:.4}}}",
-                report::json_str(&file),
-                wait.as_secs_f64()
-            );
-        } else {
-            println!("UNKNOWN (timeout)");
-        }
-        std::process::exit(3);
-    });
-}
-
 fn check(args: CheckArgs) -> ExitCode {
     if let Some(t) = args.timeout {
-        if !(t.is_finite() && t > 0.0) {
-            eprintln!("error: --timeout must be a positive number of seconds");
+        if !(t.is_finite() && t > 0.0 && t < 1e9) {
+            eprintln!("error: --timeout must be a positive number of seconds (below 10^9)");
             return ExitCode::from(2);
         }
     }
@@ -253,53 +250,16 @@ fn check(args: CheckArgs) -> ExitCode {
         Err(c) => return c,
     };
     let sys = &parsed.system;
-    if let Err(why) = driver::supported(sys) {
-        eprintln!("{}:1:1: {why}", args.file.display());
+    if let Err(why) = usage(&args, sys) {
+        eprintln!("{why}");
         return ExitCode::from(2);
     }
-    for name in &args.abstract_terms {
-        if !sys.vars.iter().map(|v| &v.term).chain(&sys.consts).any(|t| t.var_name() == Some(name)) {
-            eprintln!("--abstract {name}: no state variable or constant of that name");
-            return ExitCode::from(2);
-        }
-    }
-    let opts = CheckOptions {
-        engine: match args.engine {
-            EngineArg::Auto => Engine::Auto,
-            EngineArg::Bwd => Engine::Bwd,
-            EngineArg::Lazy => Engine::Lazy,
-            EngineArg::Houdini => Engine::Houdini,
-            EngineArg::Run => Engine::Run,
-        },
-        interpolation: match args.interpolation {
-            ItpArg::Auto => None,
-            ItpArg::Projection => Some(arrax::interpolate::Method::Projection),
-            ItpArg::Cases => Some(arrax::interpolate::Method::Cases),
-            ItpArg::Cvc5 => Some(arrax::interpolate::Method::Cvc5),
-        },
-        abstract_terms: args.abstract_terms.clone(),
-        max_steps: args.max_steps,
-        seed: args.seed,
-        order: match args.search {
-            SearchArg::Bfs => Order::Bfs,
-            SearchArg::Dfs => Order::Dfs,
-        },
-        // what reading the model left of the time limit
-        timeout: deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()).max(Duration::from_millis(1))),
-        max_nodes: args.max_nodes,
-        max_procs: args.max_procs,
-        backend: match args.solver {
-            SolverArg::Auto => None,
-            SolverArg::Z3 => Some(Backend::Z3),
-            SolverArg::Cvc5 => Some(Backend::Cvc5),
-        },
-        certify: !args.no_certify,
-        invariant_out: args.invariant.clone(),
-        obligations_dir: args.obligations.clone(),
-        brab: args.brab,
-        postpone: !args.no_postpone,
-        accelerate: !args.no_accelerate,
-    };
+    init_logging(args.verbose);
+    let mut opts = options(&args);
+    // what reading the model left of the time limit
+    opts.timeout = deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()).max(Duration::from_millis(1)));
+    on_interrupt(args.json, args.file.display().to_string());
+    watch_memory(args.memory.unwrap_or_else(default_memory_mb));
     let r = driver::check(sys, &opts);
     if args.svcomp {
         println!(
@@ -311,82 +271,208 @@ fn check(args: CheckArgs) -> ExitCode {
             }
         );
     }
-    let verdict_line = match (&r.verdict, &r.certification) {
-        (Verdict::Safe, Certification::Uncertified(why)) => format!("SAFE (uncertified: {why})"),
-        (Verdict::Safe, _) => "SAFE".to_string(),
-        (Verdict::Unsafe, Certification::Certified(_)) if r.replayed.is_some() => "UNSAFE (replayed)".to_string(),
-        (Verdict::Unsafe, _) => "UNSAFE".to_string(),
-        (Verdict::Unknown(why), _) => format!("UNKNOWN ({why})"),
-    };
-    let cert_text = match &r.certification {
-        Certification::Certified(how) => format!("certified: {how}"),
-        Certification::Uncertified(why) => format!("uncertified: {why}"),
-        Certification::Skipped if args.no_certify => "not certified (--no-certify)".to_string(),
-        Certification::Skipped => "nothing to certify".to_string(),
-    };
-    if args.json {
-        let mut o = String::from("{");
-        o.push_str(&format!("\"file\":{},", report::json_str(&args.file.display().to_string())));
-        let v = match &r.verdict {
-            Verdict::Safe => "SAFE",
-            Verdict::Unsafe => "UNSAFE",
-            Verdict::Unknown(_) => "UNKNOWN",
-        };
-        o.push_str(&format!("\"verdict\":\"{v}\","));
-        if let Verdict::Unknown(why) = &r.verdict {
-            o.push_str(&format!("\"reason\":{},", report::json_str(why)));
-        }
-        o.push_str(&format!("\"certified\":{},", matches!(r.certification, Certification::Certified(_))));
-        o.push_str(&format!("\"certification\":{},", report::json_str(&cert_text)));
-        let engine = r.engine;
-        o.push_str(&format!("\"engine\":\"{engine}\",\"solver\":\"{}\",", r.solver));
-        o.push_str(&format!("\"time\":{:.4},\"certify_time\":{:.4},", r.time.as_secs_f64(), r.certify_time.as_secs_f64()));
-        o.push_str(&format!("\"obligations\":{},", r.obligations));
-        o.push_str(&format!("\"stats\":{},", report::stats_json(&r.stats)));
-        if let Some(p) = &r.proof {
-            let cl: Vec<String> = p.invariant.iter().map(|c| report::json_str(&report::clause(c))).collect();
-            o.push_str(&format!("\"invariant\":[{}],", cl.join(",")));
-        }
-        if let Some(t) = &r.trace {
-            let steps: Vec<String> = t
-                .steps
-                .iter()
-                .map(|(ti, ps)| {
-                    let ps: Vec<String> = ps.iter().map(|p| (p + 1).to_string()).collect();
-                    format!("{{\"transition\":{},\"procs\":[{}]}}", report::json_str(&sys.transitions[*ti].name), ps.join(","))
-                })
-                .collect();
-            o.push_str(&format!("\"trace\":{{\"procs\":{},\"steps\":[{}]}},", t.procs, steps.join(",")));
-        }
-        if let Some(ex) = &r.execution {
-            o.push_str(&format!("\"trace\":{},", report::execution_json(sys, ex, r.replayed.as_ref())));
-        }
-        let notes: Vec<String> = r.notes.iter().map(|n| report::json_str(n)).collect();
-        o.push_str(&format!("\"notes\":[{}]", notes.join(",")));
-        o.push('}');
-        println!("{o}");
-    } else {
-        for n in &r.notes {
-            println!("note: {n}");
-        }
-        if let Some(p) = &r.proof {
-            println!("Inductive invariant ({} clauses):", p.invariant.len());
-            for c in &p.invariant {
-                println!("  {}", report::clause(c));
+    if let Some(path) = &args.dot {
+        match &r.graph {
+            Some(g) => {
+                if let Err(e) = std::fs::write(path, report::dot::graph(g)) {
+                    eprintln!("{}: cannot write the search graph: {e}", path.display());
+                }
             }
+            None => eprintln!("note: the answering engine ({}) has no search graph to draw", r.engine),
         }
-        if let Some(t) = &r.trace {
-            print!("{}", report::trace(sys, t));
-        }
-        if let Some(ex) = &r.execution {
-            print!("{}", report::execution(sys, ex, r.replayed.as_ref()));
-        }
-        if args.verbose || r.trace.is_none() && r.proof.is_none() && r.execution.is_none() && r.engine != "run" {
-            println!("statistics: {}", report::stats(&r.stats));
-        }
-        println!("time: {:.3}s (checking the answer: {:.3}s)", r.time.as_secs_f64(), r.certify_time.as_secs_f64());
-        println!("{cert_text}");
-        println!("{verdict_line}");
+    }
+    if args.json {
+        println!("{}", CheckReport::of(&args.file.display().to_string(), sys, &r, args.no_certify).to_json());
+    } else {
+        print!("{}", report::text(sys, &r, args.verbose > 0, args.no_certify));
     }
     ExitCode::from(r.verdict.exit_code() as u8)
+}
+
+/// The most processes of BRAB's finite instance: beyond, explicit-state
+/// exploration of an instance cannot finish in reasonable time and memory.
+const MAX_BRAB: u64 = 6;
+
+/// Usage errors of `check` on this system (exit code 2).
+fn usage(args: &CheckArgs, sys: &arrax::system::System) -> Result<(), String> {
+    if let Some(p) = &args.property {
+        property(p)?;
+    }
+    driver::supported(sys).map_err(|why| format!("{}:1:1: {why}", args.file.display()))?;
+    if let Some(t) = args.timeout {
+        if !(t.is_finite() && t > 0.0 && t < 1e9) {
+            return Err("error: --timeout must be a positive number of seconds (below 10^9)".into());
+        }
+    }
+    let ranges = [
+        ("--brab", args.brab as u64, 0, MAX_BRAB),
+        ("--max-procs", args.max_procs as u64, 1, 64),
+        ("--max-nodes", args.max_nodes.map_or(1, |n| n as u64), 1, u64::MAX),
+        ("--max-steps", args.max_steps.unwrap_or(1), 1, u64::MAX),
+        ("--memory", args.memory.unwrap_or(64), 64, u64::MAX),
+    ];
+    for (option, value, lo, hi) in ranges {
+        if value < lo || value > hi {
+            return Err(format!("error: {option} must be between {lo} and {hi} (got {value})"));
+        }
+    }
+    for name in &args.abstract_terms {
+        if !sys.vars.iter().map(|v| &v.term).chain(&sys.consts).any(|t| t.var_name() == Some(name)) {
+            return Err(format!("--abstract {name}: no state variable or constant of that name"));
+        }
+    }
+    let (sliced, _) = arrax::transform::slice::cone_of_influence(sys);
+    arrax::engine::applicable(args.engine, &arrax::engine::Task::new(sys, &sliced)).map_err(|e| format!("error: {e}"))
+}
+
+/// The check's options from the command line.
+fn options(args: &CheckArgs) -> CheckOptions {
+    let settings = Settings {
+        interpolation: match args.interpolation {
+            ItpArg::Auto => None,
+            ItpArg::Projection => Some(Method::Projection),
+            ItpArg::Cases => Some(Method::Cases),
+            ItpArg::Cvc5 => Some(Method::Cvc5),
+        },
+        abstract_terms: args.abstract_terms.clone(),
+        max_steps: args.max_steps.unwrap_or(arrax::engine::DEFAULT_MAX_STEPS),
+        seed: args.seed,
+        order: match args.search {
+            SearchArg::Bfs => Order::Bfs,
+            SearchArg::Dfs => Order::Dfs,
+        },
+        max_procs: args.max_procs,
+        backend: match args.solver {
+            SolverArg::Auto => None,
+            SolverArg::Z3 => Some(Backend::Z3),
+            SolverArg::Cvc5 => Some(Backend::Cvc5),
+        },
+        brab: args.brab,
+        postpone: !args.no_postpone,
+        accelerate: !args.no_accelerate,
+        graph: args.dot.is_some(),
+    };
+    CheckOptions {
+        engine: args.engine,
+        timeout: args.timeout.map(Duration::from_secs_f64),
+        max_nodes: args.max_nodes,
+        certify: !args.no_certify,
+        invariant_out: args.invariant.clone(),
+        obligations_dir: args.obligations.clone(),
+        settings,
+    }
+}
+
+/// A hard deadline: whatever reading or a search step does, a time limit
+/// ends the run UNKNOWN with exit code 3 shortly after it expires.
+fn hard_deadline(t: Duration, json: bool, file: String) {
+    std::thread::spawn(move || {
+        let wait = t.mul_f64(1.1) + Duration::from_secs(3);
+        std::thread::sleep(wait);
+        if json {
+            println!("{}", CheckReport::timed_out(&file, wait.as_secs_f64()).to_json());
+        } else {
+            println!("UNKNOWN (timeout)");
+        }
+        std::process::exit(3);
+    });
+}
+
+/// Checks that an SV-COMP property file asks for `unreach-call`, the one
+/// property arrax decides; else `file:line:col: message`.
+fn property(path: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read the property file: {e}", path.display()))?;
+    let wanted = |l: &str| {
+        let l: String = l.chars().filter(|c| !c.is_whitespace()).collect();
+        l.contains("G!call(reach_error())") || l.contains("G!call(__VERIFIER_error())")
+    };
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    if !lines.is_empty() && lines.iter().all(|l| wanted(l)) {
+        return Ok(());
+    }
+    let (n, line) = text.lines().enumerate().find(|(_, l)| !l.trim().is_empty() && !wanted(l)).unwrap_or((0, ""));
+    let col = line.len() - line.trim_start().len() + 1;
+    Err(format!(
+        "{}:{}:{col}: unsupported property `{}`: arrax checks only unreach-call (CHECK( init(main()), LTL(G ! call(reach_error())) ))",
+        path.display(),
+        n + 1,
+        line.trim()
+    ))
+}
+
+/// Progress and debugging lines on stderr: `-v` progress (info), `-vv`
+/// the search's steps (debug), `-vvv` everything (trace); `RUST_LOG`
+/// (e.g. `RUST_LOG=arrax=debug`) overrides.
+fn init_logging(verbose: u8) {
+    let level = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("arrax={level}")));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr())).with_target(false).with_timer(tracing_subscriber::fmt::time::uptime()).try_init();
+}
+
+/// SIGINT and SIGTERM ask the engines to stop: the run ends with its
+/// statistics and `UNKNOWN (interrupted)`, exit code 3. If it has not
+/// ended 5 s later (a long solver call), it is ended at once, the same way
+/// but without statistics; a second signal ends it at once too.
+fn on_interrupt(json: bool, file: String) {
+    extern "C" fn stop(_: libc::c_int) {
+        if arrax::engine::interrupted() {
+            // SAFETY: _exit is async-signal-safe.
+            unsafe { libc::_exit(3) }
+        }
+        arrax::engine::interrupt();
+    }
+    // SAFETY: the handler only makes an atomic store or calls _exit, both
+    // async-signal-safe.
+    unsafe {
+        libc::signal(libc::SIGINT, stop as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, stop as *const () as libc::sighandler_t);
+    }
+    std::thread::spawn(move || {
+        let why = loop {
+            if let Some(why) = arrax::engine::stopped() {
+                break why;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        std::thread::sleep(Duration::from_secs(5));
+        if json {
+            let mut r = CheckReport::timed_out(&file, 0.0);
+            r.reason = Some(why.reason().into());
+            println!("{}", r.to_json());
+        } else {
+            println!("UNKNOWN ({})", why.reason());
+        }
+        std::process::exit(3);
+    });
+}
+
+/// The memory limit: the process's resident memory is watched every
+/// 100 ms; above `mb` megabytes the engines are asked to stop and the run
+/// answers `UNKNOWN (memory)` (within 5 s, see [`on_interrupt`]).
+fn watch_memory(mb: u64) {
+    let page = u64::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
+    std::thread::spawn(move || loop {
+        let resident = std::fs::read_to_string("/proc/self/statm").ok().and_then(|s| s.split_whitespace().nth(1).and_then(|r| r.parse::<u64>().ok()));
+        match resident {
+            Some(pages) if pages.saturating_mul(page) > mb.saturating_mul(1 << 20) => {
+                arrax::engine::stop(arrax::engine::Stop::Memory);
+                return;
+            }
+            None => return,
+            _ => std::thread::sleep(Duration::from_millis(100)),
+        }
+    });
+}
+
+/// The default memory limit: three quarters of the machine's memory.
+fn default_memory_mb() -> u64 {
+    let total_kb = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        m.lines().find(|l| l.starts_with("MemTotal:")).and_then(|l| l.split_whitespace().nth(1).and_then(|k| k.parse::<u64>().ok()))
+    });
+    total_kb.map_or(8192, |kb| kb / 1024 * 3 / 4)
 }

@@ -3,8 +3,8 @@
 
 use arrax::certify::{certify_safe, replay, Status};
 use arrax::driver::{check, CheckOptions, Verdict};
-use arrax::engine::bwd::{Options, Search};
-use arrax::engine::Outcome;
+use arrax::answer::Answer;
+use arrax::engine::bwd::{Ended, Options, Search};
 use arrax::frontend::parse_file;
 use arrax::smt::Backend;
 use std::path::Path;
@@ -13,10 +13,10 @@ fn system(name: &str) -> arrax::system::System {
     parse_file(&Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(name)).unwrap().system
 }
 
-fn proof_of(sys: &arrax::system::System) -> arrax::engine::Proof {
+fn proof_of(sys: &arrax::system::System) -> arrax::answer::Proof {
     let mut s = Search::new(sys, Options::default());
     match s.run(&mut |_| true) {
-        Outcome::Safe(p) => p,
+        Ended::Answer(Answer::Safe(p)) => p,
         other => panic!("expected a proof, got {other:?}"),
     }
 }
@@ -39,7 +39,7 @@ fn an_invariant_missing_a_clause_fails_consecution() {
     // keep only the property itself: not inductive
     let keep = proof.invariant.iter().position(|c| c.lits.len() == 2 && c.vars.len() == 2).unwrap();
     proof.invariant = vec![proof.invariant[keep].clone()];
-    proof.hints = vec![proof.hints[keep].iter().map(|h| arrax::engine::Hint { edge: h.edge.clone(), instances: vec![] }).collect()];
+    proof.hints = vec![proof.hints[keep].iter().map(|h| arrax::answer::Hint { edge: h.edge.clone(), instances: vec![] }).collect()];
     let cert = certify_safe(&sys, &proof, Backend::Cvc5, 10_000);
     assert!(!cert.certified());
     let gap = cert.first_gap().unwrap();
@@ -52,10 +52,10 @@ fn a_reachable_cube_fails_initiation() {
     let sys = system("mutex.mcmt");
     let mut proof = proof_of(&sys);
     // "some process is idle" holds initially
-    let z1 = arrax::cube::zvar(0, &sys.index_sort());
+    let z1 = arrax::system::cube::zvar(0, &sys.index_sort());
     let a = sys.vars[sys.var("a").unwrap()].term.clone();
     let idle = arrax::logic::Term::eq(&arrax::logic::Term::select(&a, &[z1.clone()]), &arrax::logic::Term::int(0));
-    proof.invariant.push(arrax::cube::Cube::plain(vec![z1], vec![idle]));
+    proof.invariant.push(arrax::system::cube::Cube::plain(vec![z1], vec![idle]));
     proof.hints.push(vec![]);
     let cert = certify_safe(&sys, &proof, Backend::Cvc5, 10_000);
     let gap = cert.first_gap().expect("must not certify");
@@ -68,7 +68,7 @@ fn replay_rejects_a_trace_with_a_wrong_transition() {
     let sys = system("mutex_buggy.mcmt");
     let mut s = Search::new(&sys, Options::default());
     let trace = match s.run(&mut |_| true) {
-        Outcome::Unsafe(t) => t,
+        Ended::Answer(Answer::Unsafe(arrax::answer::Counterexample::Trace(t, _))) => t,
         other => panic!("expected a trace, got {other:?}"),
     };
     assert!(replay(&sys, &trace, Backend::Cvc5, 10_000).unwrap().is_some());
@@ -83,7 +83,7 @@ fn replay_rejects_a_trace_with_a_wrong_transition() {
 fn search_and_certification_agree_on_every_backend_pairing() {
     for backend in [Backend::Z3, Backend::Cvc5] {
         let sys = system("burns.mcmt");
-        let opts = CheckOptions { backend: Some(backend), ..CheckOptions::default() };
+        let opts = CheckOptions { settings: arrax::engine::Settings { backend: Some(backend), ..Default::default() }, ..CheckOptions::default() };
         let r = check(&sys, &opts);
         assert_eq!(r.verdict, Verdict::Safe, "{backend}");
         assert!(matches!(r.certification, arrax::driver::Certification::Certified(_)), "{backend}: {:?}", r.certification);

@@ -203,3 +203,130 @@ fn parse_lowered_prints_the_canonical_system() {
     assert_eq!(code, 0);
     assert!(out.starts_with("(system\n  (index int)\n  (enum loc (names "), "{out}");
 }
+
+/// `-v` shows progress on stderr within about a second, and SIGINT ends
+/// the run with its statistics and `UNKNOWN (interrupted)`, exit code 3.
+/// The model never converges, so the signal always lands mid-search.
+#[test]
+fn progress_and_interrupt() {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arrax"))
+        .args(["check", "tests/data/diverging.cub", "--engine", "bwd", "--brab", "0", "--timeout", "120", "-v"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    while !seen.contains("backward search 1.0s:") {
+        let mut line = String::new();
+        assert_ne!(stderr.read_line(&mut line).unwrap(), 0, "no progress line before the end: {seen}");
+        seen.push_str(&line);
+    }
+    // SAFETY: a signal to our own child.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{stdout}\n{seen}");
+    assert_eq!(last_line(&stdout), "UNKNOWN (interrupted)", "{stdout}");
+    assert!(stdout.contains("statistics: nodes"), "{stdout}");
+    assert!(seen.contains("nodes"), "{seen}");
+}
+
+/// A closed stdout ends the run without a panic.
+#[test]
+fn closed_stdout_is_no_panic() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arrax"))
+        .args(["check", "--svcomp", "models/find.c"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_ne!(out.status.code(), Some(101), "{stderr}");
+}
+
+/// `--property` accepts unreach-call and refuses other properties with
+/// `file:line:col`, exit code 2.
+#[test]
+fn property_files() {
+    let dir = std::env::temp_dir().join(format!("arrax-prp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("unreach-call.prp");
+    std::fs::write(&good, "CHECK( init(main()), LTL(G ! call(reach_error())) )\n").unwrap();
+    let bad = dir.join("valid-memsafety.prp");
+    std::fs::write(&bad, "CHECK( init(main()), LTL(G valid-free) )\n").unwrap();
+    let (code, out, _) = arrax(&["check", "models/find.c", "--property", good.to_str().unwrap(), "--svcomp"]);
+    assert_eq!((code, out.lines().next()), (0, Some("TRUE")), "{out}");
+    let (code, _, err) = arrax(&["check", "models/find.c", "--property", bad.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(&format!("{}:1:1: unsupported property", bad.display())), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Engines that need integer indices are a usage error on a protocol.
+#[test]
+fn program_engines_on_a_protocol_are_usage_errors() {
+    for engine in ["houdini", "run"] {
+        let (code, out, err) = arrax(&["check", "models/mutex.mcmt", "--engine", engine]);
+        assert_eq!(code, 2, "{engine}: {out}{err}");
+        assert!(err.contains(&format!("--engine {engine} needs integer indices")), "{err}");
+    }
+}
+
+/// Invariant clauses say that their variables are distinct.
+#[test]
+fn clauses_name_distinct_variables() {
+    let (code, out, _) = arrax(&["check", "models/mutex.mcmt"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("∀z1 ≠ z2. ¬("), "{out}");
+}
+
+/// `--dot` writes the search graph: backward nodes with their cubes and
+/// covering edges, or the lazy abstraction tree.
+#[test]
+fn dot_writes_the_search_graph() {
+    let dir = std::env::temp_dir().join(format!("arrax-dot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (model, engine) in [("models/mutex.mcmt", "bwd"), ("models/find.c", "lazy")] {
+        let file = dir.join(format!("{engine}.dot"));
+        let (code, out, err) = arrax(&["check", model, "--engine", engine, "--dot", file.to_str().unwrap()]);
+        assert_eq!(code, 0, "{out}{err}");
+        let dot = std::fs::read_to_string(&file).unwrap();
+        assert!(dot.starts_with("digraph search {") && dot.trim_end().ends_with('}'), "{dot}");
+        assert!(dot.contains("n0 [label=\"#0: ") && dot.contains(" -> n"), "{dot}");
+        if engine == "bwd" {
+            assert!(dot.contains("style=dashed"), "covering edges: {dot}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Option values out of range are usage errors (exit 2), never a panic or
+/// a run that cannot end.
+#[test]
+fn option_values_out_of_range_are_usage_errors() {
+    for args in [["--timeout", "1e30"], ["--timeout", "0"], ["--timeout", "nan"], ["--brab", "1000000"], ["--max-procs", "0"], ["--max-nodes", "0"], ["--memory", "1"], ["--max-steps", "0"]] {
+        let (code, out, err) = arrax(&["check", "models/mutex.mcmt", args[0], args[1]]);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+/// The memory limit ends a run UNKNOWN (memory), exit 3.
+#[test]
+fn memory_limit_gives_unknown() {
+    // forward execution writing 400M cells of an array: its memory grows
+    let file = std::env::temp_dir().join(format!("arrax-big-{}.c", std::process::id()));
+    let src = "extern void reach_error(void);\nint a[400000000];\nint main() {\n  for (int i = 0; i < 400000000; i++) a[i] = i;\n  for (int i = 0; i < 400000000; i++) if (a[i] != i) reach_error();\n  return 0;\n}\n";
+    std::fs::write(&file, src).unwrap();
+    let (code, out, err) = arrax(&["check", file.to_str().unwrap(), "--engine", "run", "--memory", "100", "--timeout", "120"]);
+    let _ = std::fs::remove_file(&file);
+    assert_eq!(code, 3, "{out}{err}");
+    assert_eq!(last_line(&out), "UNKNOWN (memory)", "{out}");
+}

@@ -5,8 +5,9 @@
 mod common;
 
 use arrax::certify::execution::replay;
-use arrax::driver::{check, Certification, CheckOptions, CheckResult, Engine, Verdict};
-use arrax::engine::Execution;
+use arrax::answer::Execution;
+use arrax::driver::{check, Certification, CheckOptions, CheckResult, Verdict};
+use arrax::engine::Choice as Engine;
 use arrax::frontend;
 use arrax::system::System;
 use std::path::Path;

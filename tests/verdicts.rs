@@ -4,6 +4,7 @@
 mod common;
 
 use arrax::driver::{check, Certification, CheckOptions, Verdict};
+use arrax::engine::Settings;
 use arrax::frontend::parse_file;
 
 #[test]
@@ -111,7 +112,7 @@ fn synthesized_array_invariants_are_stable() {
     let settings = common::snapshot_settings();
     for name in ["array_init_test.mcmt", "array_copy.mcmt", "array_find.mcmt", "array_max.mcmt", "array_partition.mcmt", "array_strcpy.mcmt"] {
         let parsed = parse_model(name);
-        let opts = CheckOptions { engine: arrax::driver::Engine::Lazy, ..CheckOptions::default() };
+        let opts = CheckOptions { engine: arrax::engine::Choice::Lazy, ..CheckOptions::default() };
         let r = check(&parsed.system, &opts);
         assert_eq!(r.verdict, Verdict::Safe, "{name}");
         assert!(matches!(r.certification, Certification::Certified(_)), "{name}: {:?}", r.certification);
@@ -143,7 +144,7 @@ fn plain_search_agrees() {
         ("scan_buggy.mcmt", "UNSAFE"),
     ] {
         let parsed = parse_model(name);
-        let opts = CheckOptions { brab: 0, postpone: false, ..CheckOptions::default() };
+        let opts = CheckOptions { settings: Settings { brab: 0, postpone: false, ..Settings::default() }, ..CheckOptions::default() };
         let r = check(&parsed.system, &opts);
         let got = match r.verdict {
             Verdict::Safe => "SAFE",
@@ -167,7 +168,7 @@ fn unsafe_states_of_the_finite_instance_are_replayed_counterexamples() {
         assert_eq!(r.verdict, Verdict::Unsafe, "{name}");
         assert!(r.trace.is_some(), "{name}: no replayed trace");
         assert!(r.notes.iter().any(|n| n.contains("instance reaches an unsafe state") && n.contains("replayed")), "{name}: {:?}", r.notes);
-        let plain = check(&parsed.system, &CheckOptions { brab: 0, ..CheckOptions::default() });
+        let plain = check(&parsed.system, &CheckOptions { settings: Settings { brab: 0, ..Settings::default() }, ..CheckOptions::default() });
         assert_eq!(plain.verdict, Verdict::Unsafe, "{name} without an oracle");
         assert!(!plain.notes.iter().any(|n| n.contains("instance reaches")), "{name}: {:?}", plain.notes);
     }
@@ -200,12 +201,12 @@ fn exact_universal_guards_prove_what_no_universal_invariant_can() {
 #[test]
 fn counter_loops_over_processes_are_accelerated() {
     let (parsed, _) = certified_with_note("scan.mcmt", "accelerated loops: t2_next*");
-    let slow = CheckOptions { accelerate: false, timeout: Some(std::time::Duration::from_secs(3)), ..CheckOptions::default() };
+    let slow = CheckOptions { settings: Settings { accelerate: false, ..Settings::default() }, timeout: Some(std::time::Duration::from_secs(3)), ..CheckOptions::default() };
     assert!(matches!(check(&parsed.system, &slow).verdict, Verdict::Unknown(_)));
     // a bug behind a scan of two processes: plain search meets it through
     // the accelerated step, and the replayed trace shows the two iterations
     let buggy = parse_model("scan_buggy.mcmt");
-    let r = check(&buggy.system, &CheckOptions { brab: 0, ..CheckOptions::default() });
+    let r = check(&buggy.system, &CheckOptions { settings: Settings { brab: 0, ..Settings::default() }, ..CheckOptions::default() });
     assert_eq!(r.verdict, Verdict::Unsafe, "{:?}", r.notes);
     let steps: Vec<&str> = r.trace.as_ref().expect("a replayed trace").steps.iter().map(|(t, _)| buggy.system.transitions[*t].name.as_str()).collect();
     assert_eq!(steps.iter().filter(|n| **n == "t2_next").count(), 2, "{steps:?}");
@@ -274,7 +275,7 @@ fn an_instance_without_initial_states_proposes_the_empty_cube() {
 /// `models/`, with a time limit of `secs`.
 fn candidate_invariants(name: &str, secs: u64) -> arrax::driver::CheckResult {
     let parsed = parse_model(name);
-    let opts = CheckOptions { engine: arrax::driver::Engine::Houdini, timeout: Some(std::time::Duration::from_secs(secs)), ..CheckOptions::default() };
+    let opts = CheckOptions { engine: arrax::engine::Choice::Houdini, timeout: Some(std::time::Duration::from_secs(secs)), ..CheckOptions::default() };
     check(&parsed.system, &opts)
 }
 

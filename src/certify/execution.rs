@@ -27,27 +27,14 @@
 //! the last (its truth set is an interval), and nothing else changes.
 //! Otherwise the run is replayed step by step.
 
-use crate::engine::Execution;
+use crate::answer::{Execution, Replayed};
 use crate::logic::{collect, occurs, substitute, Op, Sort, Term};
 use crate::system::{Quantified, System};
 use std::collections::{BTreeSet, HashMap};
 use std::time::Instant;
 
-/// The outcome of a successful replay.
-#[derive(Clone, Debug)]
-pub struct Replayed {
-    /// Steps replayed.
-    pub steps: u64,
-    /// Of those, steps replayed in closed form (self-loop repetitions).
-    pub accelerated: u64,
-    /// The final value of every scalar state variable and rigid constant.
-    pub scalars: Vec<(Term, i64)>,
-    /// Array cells read by the last steps and the unsafe cube: array, index, final value.
-    pub reads: Vec<(Term, Vec<i64>, i64)>,
-}
-
 /// How an error of [`replay_until`] at its deadline starts.
-pub const TIMED_OUT: &str = "replay timed out";
+pub const TIMED_OUT: &str = crate::answer::REPLAY_TIMED_OUT;
 
 /// Steps at the end whose reads are reported.
 const LAST_STEPS: u64 = 3;

@@ -1,175 +1,295 @@
-//! Search engines. Each engine explores the system's state space in its own
-//! way and ends with an [`Outcome`]; engines never parse and reach solvers
-//! only through [`crate::smt`].
+//! Search engines, one folder each, behind one seam: an [`Engine`] takes a
+//! [`Task`] (the system as the front end produced it and the part of it
+//! the property depends on), a [`Budget`] and the checking service
+//! ([`Replayer`]) for candidate counterexamples, and ends with one
+//! [`Outcome`]. Engines own their helpers (BRAB's finite instances under
+//! backward search, symbolic sizes under lazy abstraction, templates under
+//! candidate invariants); they never parse and reach solvers only through
+//! [`crate::smt`]. Adding an engine is a folder, an `impl Engine` and a
+//! line in [`build`] (and in the portfolio where it should run).
 
-pub mod accel;
 pub mod bwd;
 pub mod houdini;
 pub mod lazy;
 pub mod run;
 
-use crate::cube::Cube;
-use crate::pre::Edge;
-use std::time::Duration;
+use crate::answer::{Outcome, Replayer};
+use crate::reach::interpolate::Method;
+use crate::smt::Backend;
+use crate::system::System;
+use std::time::{Duration, Instant};
 
-/// Why a run ended without a verdict.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Limit {
-    /// The time limit was reached.
-    Timeout,
-    /// The node limit was reached.
-    NodeLimit,
+/// A search engine.
+pub trait Engine {
+    /// The engine's short name in notes, statistics and reports.
+    fn name(&self) -> &'static str;
+    /// The solver the engine searches with (answers are checked with the
+    /// other one).
+    fn backend(&self) -> Backend;
+    /// Searches the task within the budget. Candidate counterexamples are
+    /// replayed through `replayer` before they are answered; proofs are
+    /// certified by the caller.
+    fn solve(&mut self, task: &Task, budget: &Budget, replayer: &mut dyn Replayer) -> Outcome;
 }
 
-/// A counterexample found by backward search, before replay: the nodes from
-/// the one meeting the initial states back to an unsafe cube.
-#[derive(Clone, Debug)]
-pub struct AbstractTrace {
-    /// The cubes, from the initial end to the unsafe end.
-    pub cubes: Vec<Cube>,
-    /// The edge leading from each cube to the next (one fewer than cubes).
-    pub edges: Vec<Edge>,
+/// What an engine works on.
+pub struct Task<'a> {
+    /// The system as the front end produced it: answers are checked on it.
+    pub system: &'a System,
+    /// Its cone of influence of the property: what engines search.
+    pub sliced: &'a System,
+    /// Whether the system is a program (integer indices, transitions
+    /// without process parameters) rather than a protocol.
+    pub program: bool,
 }
 
-/// A concrete execution found by forward execution ([`run`]): everything
-/// needed to replay it without the engine. Values are integers (Booleans
-/// 0/1, enumeration constants by number).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Execution {
-    /// The initial value of every scalar state variable and rigid constant.
-    pub scalars: Vec<(crate::logic::Term, i64)>,
-    /// The initial content of every array state variable.
-    pub arrays: Vec<ArrayContent>,
-    /// The steps, run-length encoded: (transition, consecutive repetitions).
-    pub steps: Vec<(usize, u64)>,
-    /// The inputs of the steps in order: each step takes as many as its
-    /// transition has parameters and `values` (see `Transition::inputs`).
-    pub values: Vec<i64>,
-    /// The unsafe cube reached.
-    pub cube: usize,
-    /// The values of the cube's index variables (pairwise distinct).
-    pub cube_values: Vec<i64>,
-}
-
-/// The initial content of an array: cells listed explicitly, every other
-/// cell holding the default.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ArrayContent {
-    /// Which state variable (position in `System::vars`).
-    pub var: usize,
-    /// The value of the cells not listed.
-    pub default: i64,
-    /// Explicit cells: index tuple and value.
-    pub cells: Vec<(Vec<i64>, i64)>,
-}
-
-impl Execution {
-    /// The number of steps.
-    pub fn len(&self) -> u64 {
-        self.steps.iter().map(|s| s.1).sum()
-    }
-    /// Whether the execution has no step (the initial state is unsafe).
-    pub fn is_empty(&self) -> bool {
-        self.steps.is_empty()
+impl<'a> Task<'a> {
+    /// A task on `system`, searching `sliced`.
+    pub fn new(system: &'a System, sliced: &'a System) -> Task<'a> {
+        let program = system.index_kind() != crate::system::IndexKind::Order && system.transitions.iter().all(|t| t.params.is_empty());
+        Task { system, sliced, program }
     }
 }
 
-/// A safety proof as backward search leaves it: the visited cubes, whose
-/// negations form an inductive invariant, and, for each of them, how each
-/// pre-image was discharged. The hints only say which instances of the
-/// invariant to use; the certifier does not trust them for anything else.
-#[derive(Clone, Debug, Default)]
-pub struct Proof {
-    /// The cubes whose negations form the invariant.
-    pub invariant: Vec<Cube>,
-    /// For each invariant cube, its pre-images with their discharging hints.
-    pub hints: Vec<Vec<Hint>>,
+/// The limits of one engine run.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    /// When the run must end (UNKNOWN, timeout).
+    pub deadline: Option<Instant>,
+    /// The number of search nodes the run may create.
+    pub max_nodes: Option<usize>,
 }
 
-/// How one pre-image cube of an invariant cube was discharged.
+impl Budget {
+    /// A budget of `timeout` from now.
+    pub fn new(timeout: Option<Duration>, max_nodes: Option<usize>) -> Budget {
+        Budget { deadline: timeout.map(|t| Instant::now() + t), max_nodes }
+    }
+    /// The time left (`None`: unlimited).
+    pub fn left(&self) -> Option<Duration> {
+        self.deadline.map(|d| d.saturating_duration_since(Instant::now()))
+    }
+}
+
+/// Which engine runs: one of them, or the portfolio's choice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Choice {
+    /// Chosen per input: backward reachability for protocols; for programs
+    /// (integer indices, no process parameters) the portfolio of
+    /// [`crate::portfolio`]; the choice is printed.
+    Auto,
+    /// Backward reachability (MCMT, Cubicle), with BRAB approximation.
+    Bwd,
+    /// Lazy abstraction with interpolants and term abstraction (SAFARI).
+    Lazy,
+    /// Candidate invariants from templates, tested on executions and kept
+    /// while inductive (Houdini; programs with integer indices).
+    Houdini,
+    /// Forward concrete execution with seeded value choices (programs with
+    /// integer indices; finds errors, never proves safety).
+    Run,
+}
+
+/// Per-run step limit of the forward engine when none is given.
+pub const DEFAULT_MAX_STEPS: u64 = 1 << 34;
+
+/// The engines' settings (each engine reads what concerns it).
 #[derive(Clone, Debug)]
-pub struct Hint {
-    /// The transition and variable correspondence of the pre-image.
-    pub edge: Edge,
-    /// Instances of invariant cubes implying the pre-image's negation:
-    /// (invariant cube, images of its variables among the pre-image's variables).
-    pub instances: Vec<(usize, Vec<crate::logic::Term>)>,
+pub struct Settings {
+    /// How lazy abstraction computes interpolants (`None`: projection, and
+    /// in the portfolio for programs also phases with case splits).
+    pub interpolation: Option<Method>,
+    /// Terms lazy abstraction should abstract besides the automatic ones
+    /// (names of state variables or constants).
+    pub abstract_terms: Vec<String>,
+    /// Forward engine: the largest step limit of one run.
+    pub max_steps: u64,
+    /// Forward engine: the seed of the first run.
+    pub seed: u64,
+    /// Exploration order of backward search.
+    pub order: bwd::Order,
+    /// Processes a cube may name.
+    pub max_procs: usize,
+    /// The search's solver (answers are checked with the other one);
+    /// `None`: cvc5 for backward reachability, z3 for the others.
+    pub backend: Option<Backend>,
+    /// Processes of the finite instance used to approximate cubes (BRAB);
+    /// 0 for plain backward search.
+    pub brab: usize,
+    /// Whether pre-images naming more processes wait until the queue is empty.
+    pub postpone: bool,
+    /// Whether backward search also runs counter loops over processes at
+    /// once (accelerated companions).
+    pub accelerate: bool,
+    /// Whether engines hand back their search graph (`--dot`).
+    pub graph: bool,
 }
 
-/// The result of a search.
-#[derive(Clone, Debug)]
-pub enum Outcome {
-    /// No unsafe state is reachable; the proof.
-    Safe(Proof),
-    /// An unsafe state is reachable along this (not yet replayed) trace.
-    Unsafe(AbstractTrace),
-    /// Neither could be established; why.
-    Unknown(String),
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            interpolation: None,
+            abstract_terms: vec![],
+            max_steps: DEFAULT_MAX_STEPS,
+            seed: 0,
+            order: bwd::Order::Bfs,
+            max_procs: 8,
+            backend: None,
+            brab: 2,
+            postpone: true,
+            accelerate: true,
+            graph: false,
+        }
+    }
 }
 
-/// Counters and timers of a search.
-#[derive(Clone, Debug, Default)]
-pub struct Stats {
-    /// Nodes created (cubes enqueued, roots included).
-    pub nodes: usize,
-    /// Nodes expanded (pre-images computed).
-    pub expanded: usize,
-    /// Nodes found covered by the fixpoint test.
-    pub covered: usize,
-    /// Visited nodes deleted because a newer node subsumed them.
-    pub deleted: usize,
-    /// Covered without the solver (syntactic subsumption).
-    pub subsumed: usize,
-    /// Solver calls of the safety test.
-    pub calls_safety: usize,
-    /// Solver calls of the fixpoint test.
-    pub calls_fixpoint: usize,
-    /// Solver calls checking new cubes for satisfiability.
-    pub calls_sat: usize,
-    /// Traces found spurious on replay.
-    pub spurious: usize,
-    /// Time in the safety test.
-    pub t_safety: Duration,
-    /// Time in the fixpoint test.
-    pub t_fixpoint: Duration,
-    /// Time computing pre-images.
-    pub t_pre: Duration,
-    /// Largest number of index variables in a cube.
-    pub max_vars: usize,
-    /// Cubes replaced by approximations (BRAB).
-    pub approximated: usize,
-    /// Searches restarted after an approximation was refuted.
-    pub restarts: usize,
-    /// Refinements of spurious abstract paths (lazy abstraction).
-    pub refinements: usize,
-    /// Solver calls made while interpolating (lazy abstraction).
-    pub calls_itp: usize,
+impl Settings {
+    /// The solver of an engine: the one asked for, else cvc5 for backward
+    /// reachability (so that z3, faster on many small checks, certifies its
+    /// many obligations) and z3 for the others.
+    pub fn backend_or(&self, default: Backend) -> Backend {
+        self.backend.unwrap_or(default)
+    }
 }
 
-impl Stats {
-    /// Adds the counters and timers of an earlier attempt.
-    pub fn absorb(&mut self, o: &Stats) {
-        self.nodes += o.nodes;
-        self.expanded += o.expanded;
-        self.covered += o.covered;
-        self.deleted += o.deleted;
-        self.subsumed += o.subsumed;
-        self.calls_safety += o.calls_safety;
-        self.calls_fixpoint += o.calls_fixpoint;
-        self.calls_sat += o.calls_sat;
-        self.spurious += o.spurious;
-        self.t_safety += o.t_safety;
-        self.t_fixpoint += o.t_fixpoint;
-        self.t_pre += o.t_pre;
-        self.max_vars = self.max_vars.max(o.max_vars);
-        self.approximated += o.approximated;
-        self.restarts += o.restarts;
-        self.refinements += o.refinements;
-        self.calls_itp += o.calls_itp;
+/// The engine a choice names (`None` for [`Choice::Auto`], which the
+/// portfolio resolves).
+pub fn build(choice: Choice, settings: &Settings) -> Option<Box<dyn Engine>> {
+    let s = settings.clone();
+    Some(match choice {
+        Choice::Auto => return None,
+        Choice::Bwd => Box::new(bwd::Backward::new(s)),
+        Choice::Lazy => Box::new(lazy::LazyAbstraction::new(s)),
+        Choice::Houdini => Box::new(houdini::CandidateInvariants::new(s)),
+        Choice::Run => Box::new(run::ForwardExecution::new(s)),
+    })
+}
+
+/// Whether an engine can run on the task; else why not (a usage error).
+pub fn applicable(choice: Choice, task: &Task) -> Result<(), String> {
+    match choice {
+        Choice::Houdini | Choice::Run if task.system.index_kind() == crate::system::IndexKind::Order => Err(format!(
+            "--engine {} needs integer indices (a program); this system's processes are only ordered: use bwd or auto",
+            if choice == Choice::Houdini { "houdini" } else { "run" }
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Candidate traces of a search over cubes, checked through the replay
+/// service: the concrete trace of the last real one, and a note on each
+/// one set aside.
+pub(crate) struct TraceCheck<'r> {
+    replayer: &'r mut dyn Replayer,
+    /// The concrete trace of the last candidate that replayed.
+    pub real: Option<crate::answer::ConcreteTrace>,
+    /// Notes on the candidates set aside.
+    pub notes: Vec<String>,
+}
+
+impl<'r> TraceCheck<'r> {
+    /// Checks candidates through `replayer`.
+    pub fn new(replayer: &'r mut dyn Replayer) -> Self {
+        TraceCheck { replayer, real: None, notes: vec![] }
     }
 
-    /// Total solver calls.
-    pub fn solver_calls(&self) -> usize {
-        self.calls_safety + self.calls_fixpoint + self.calls_sat + self.calls_itp
+    /// Whether the candidate trace is real (then its concrete trace is kept).
+    pub fn real(&mut self, sys: &System, trace: &crate::answer::AbstractTrace) -> bool {
+        match self.replayer.replay_trace(trace) {
+            Ok(Some(ct)) => {
+                self.real = Some(ct);
+                true
+            }
+            Ok(None) => {
+                for (k, c) in trace.cubes.iter().enumerate() {
+                    let step = trace.edges.get(k).map(|e| format!(" --{}({:?}) succ {:?}-->", sys.transitions.get(e.transition).map_or("?", |t| t.name.as_str()), e.params, e.succ_vars));
+                    tracing::debug!("spurious trace, cube {k}: {c}{}", step.unwrap_or_default());
+                }
+                self.notes.push(format!("spurious trace of length {} set aside (universal guards do not hold on replay)", trace.edges.len()));
+                false
+            }
+            Err(e) => {
+                self.notes.push(format!("trace of length {} not replayed: {e}", trace.edges.len()));
+                false
+            }
+        }
+    }
+
+    /// The service, for other checks.
+    pub fn replayer(&mut self) -> &mut dyn Replayer {
+        self.replayer
+    }
+}
+
+/// Why the run was asked to stop (0: it was not; see [`Stop`]): engines end
+/// at their next limit check as if their time were up, and the run answers
+/// UNKNOWN with the reason and its statistics.
+static STOP: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// Why a run is asked to stop before its time is up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// The user asked (SIGINT, SIGTERM).
+    Interrupted = 1,
+    /// The memory limit was reached.
+    Memory = 2,
+}
+
+impl Stop {
+    /// The reason of the UNKNOWN answer.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Stop::Interrupted => "interrupted",
+            Stop::Memory => "memory",
+        }
+    }
+}
+
+/// Asks every engine to stop (async-signal-safe: one atomic store); the
+/// first reason given stays.
+pub fn stop(why: Stop) {
+    let _ = STOP.compare_exchange(0, why as u8, std::sync::atomic::Ordering::Relaxed, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Asks every engine to stop because the user asked.
+pub fn interrupt() {
+    stop(Stop::Interrupted);
+}
+
+/// Why the run was asked to stop, if it was.
+pub fn stopped() -> Option<Stop> {
+    match STOP.load(std::sync::atomic::Ordering::Relaxed) {
+        1 => Some(Stop::Interrupted),
+        2 => Some(Stop::Memory),
+        _ => None,
+    }
+}
+
+/// Whether the run was asked to stop.
+pub fn interrupted() -> bool {
+    stopped().is_some()
+}
+
+/// Progress lines of a long search, at most one a second, at `info` level
+/// (shown with `-v`): what the search is doing, its counters, its time.
+pub struct Progress {
+    engine: &'static str,
+    start: Instant,
+    last: Instant,
+}
+
+impl Progress {
+    /// Progress of a search by `engine`, starting now.
+    pub fn new(engine: &'static str) -> Progress {
+        let now = Instant::now();
+        Progress { engine, start: now, last: now }
+    }
+
+    /// Reports `what()` when a second has passed since the last report.
+    pub fn tick(&mut self, what: impl FnOnce() -> String) {
+        if self.last.elapsed() >= Duration::from_secs(1) {
+            self.last = Instant::now();
+            tracing::info!("{} {:.1}s: {}", self.engine, self.start.elapsed().as_secs_f64(), what());
+        }
     }
 }

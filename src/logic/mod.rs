@@ -1,7 +1,9 @@
 //! The logic core: sorts, hash-consed terms with simplifying constructors,
 //! substitution and SMT-LIB printing. Everything else speaks in these terms.
 
+pub mod instantiate;
 pub mod print;
+pub mod projection;
 pub mod sort;
 pub mod subst;
 pub mod term;

@@ -123,6 +123,7 @@ pub fn checker(backend: Backend) -> Box<dyn Solver> {
 }
 
 pub mod cvc5;
+pub mod smtlib;
 pub mod z3;
 
 // ----- shared by both backends: enumeration ranges -----

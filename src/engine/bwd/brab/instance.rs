@@ -1,0 +1,897 @@
+//! Finite instances: the system with a fixed number of processes, explored
+//! forward state by state. Used as an oracle for approximations (BRAB: a
+//! candidate invariant must hold on every reachable state of a small
+//! instance) — never as evidence for a verdict.
+
+use crate::logic::instantiate::all_maps;
+use crate::logic::{Op, Sort, Term};
+use crate::smt::{self, Backend, SatResult};
+use crate::system::System;
+use std::collections::{HashMap, HashSet};
+
+/// Why a system has no explicit finite instance here.
+pub type Unsupported = String;
+
+/// A concrete state: every cell of every state variable, then the rigid constants.
+pub type State = Box<[i64]>;
+
+/// A step of an instance: the transition and its parameters' processes.
+pub type Move = (usize, Box<[i64]>);
+
+/// The states of an instance found by breadth-first exploration.
+pub struct Exploration {
+    /// The states, in the order found.
+    pub states: Vec<State>,
+    /// Whether they are all the reachable ones.
+    pub complete: bool,
+    /// For each state, the state it was first reached from and the step
+    /// taken (none for initial states).
+    pub parents: Vec<Option<(usize, Move)>>,
+    /// The first state found that satisfies an unsafe cube.
+    pub unsafe_state: Option<usize>,
+}
+
+/// A system instantiated with a fixed number of processes.
+pub struct Instance<'a> {
+    sys: &'a System,
+    /// The number of processes.
+    pub procs: usize,
+    /// For each state variable: where its cells start, and its dimension.
+    slots: Vec<(usize, usize)>,
+    /// Where each rigid constant is stored.
+    consts: IdMap<usize>,
+    /// The integers values are drawn from.
+    ints: Vec<i64>,
+    /// For each transition, every assignment of distinct processes to its parameters.
+    choices: Vec<Vec<Vec<i64>>>,
+    /// The transitions, compiled.
+    steps: Vec<Step>,
+    /// The axioms, compiled: number of quantified variables (registers
+    /// from 0), registers needed, body.
+    axioms: Vec<(usize, usize, Code)>,
+    /// The unsafe cubes, compiled like the axioms (their variables take
+    /// pairwise distinct processes).
+    unsafe_: Vec<(usize, usize, Code)>,
+    /// For each unsafe cube, every assignment of distinct processes to its variables.
+    unsafe_maps: Vec<Vec<Vec<i64>>>,
+    /// The state variables' symbols, to find their slots.
+    vars: IdMap<usize>,
+    /// Total number of cells.
+    width: usize,
+    /// With [`Instance::bound_growing`]: the range growing numbers must stay
+    /// in, and per cell whether it holds one.
+    bounds: Option<((i64, i64), Vec<bool>)>,
+}
+
+/// A term compiled for evaluation on the states of an instance: state
+/// cells and bound variables are resolved to positions once, so that
+/// evaluating it on many states walks no maps. Booleans are 0/1.
+#[derive(Clone, Debug)]
+pub enum Code {
+    /// A constant.
+    Lit(i64),
+    /// A state cell (a scalar or a rigid constant).
+    Cell(usize),
+    /// A bound variable (parameter, value, quantified or λ variable): its register.
+    Reg(usize),
+    /// A read of the array whose cells start at this position.
+    Read(usize, Vec<Code>),
+    /// Negation.
+    Not(Box<Code>),
+    /// Conjunction (left to right, short-circuit).
+    And(Vec<Code>),
+    /// Disjunction (left to right, short-circuit).
+    Or(Vec<Code>),
+    /// If-then-else.
+    Ite(Box<(Code, Code, Code)>),
+    /// Equality.
+    Eq(Box<(Code, Code)>),
+    /// Less-than.
+    Lt(Box<(Code, Code)>),
+    /// Less-or-equal.
+    Le(Box<(Code, Code)>),
+    /// Sum (checked).
+    Add(Vec<Code>),
+    /// Negation of a number.
+    Neg(Box<Code>),
+    /// Product (checked).
+    Mul(Vec<Code>),
+    /// `∀` (flag true) or `∃` over registers from the given one on, each
+    /// ranging over its domain.
+    Quant(bool, usize, Vec<Vec<i64>>, Box<Code>),
+    /// What cannot be evaluated here; an error only when evaluated.
+    Fail(String),
+}
+
+/// A transition compiled for an instance. Registers: parameters, then
+/// nondeterministic values, then the universal guard's or an update's
+/// bound variables.
+struct Step {
+    /// The domains of the nondeterministic values.
+    doms: Vec<Vec<i64>>,
+    guard: Code,
+    /// The universal guard's body, its variable in the register after the values.
+    uguard: Option<Code>,
+    /// Updates: the cells' first position, the dimension, the new value
+    /// (of a cell, for arrays: λ variables in the registers after the values).
+    updates: Result<Vec<(usize, usize, Code)>, Unsupported>,
+    /// The number of registers needed.
+    regs: usize,
+}
+
+/// Compiles terms for one instance, allocating registers to bound variables.
+struct Compiler<'i, 'a> {
+    inst: &'i Instance<'a>,
+    /// Bound variables, by register.
+    bound: Vec<Term>,
+    /// Variables with a fixed value.
+    fixed: &'i [(Term, i64)],
+    /// The number of registers used so far.
+    regs: usize,
+}
+
+impl Compiler<'_, '_> {
+    fn bind(&mut self, vs: &[Term]) -> usize {
+        let at = self.bound.len();
+        self.bound.extend(vs.iter().cloned());
+        self.regs = self.regs.max(self.bound.len());
+        at
+    }
+
+    fn all(&mut self, ts: &[Term]) -> Vec<Code> {
+        ts.iter().map(|t| self.compile(t)).collect()
+    }
+
+    fn two(&mut self, ts: &[Term]) -> Box<(Code, Code)> {
+        Box::new((self.compile(&ts[0]), self.compile(&ts[1])))
+    }
+
+    fn compile(&mut self, t: &Term) -> Code {
+        let inst = self.inst;
+        let a = t.args();
+        match t.op() {
+            Op::Var(_) => {
+                if let Some(r) = self.bound.iter().rposition(|b| b == t) {
+                    Code::Reg(r)
+                } else if let Some((_, x)) = self.fixed.iter().rev().find(|(v, _)| v == t) {
+                    Code::Lit(*x)
+                } else if let Some(&i) = inst.vars.get(t) {
+                    Code::Cell(inst.slots[i].0)
+                } else if let Some(&c) = inst.consts.get(t) {
+                    Code::Cell(c)
+                } else {
+                    Code::Fail(format!("unbound symbol {t}"))
+                }
+            }
+            Op::Bool(b) => Code::Lit(*b as i64),
+            Op::Int(n) | Op::EnumConst(n) => Code::Lit(*n),
+            // reals are sampled at integers in finite instances
+            Op::Real(n, 1) => Code::Lit(*n),
+            Op::Not => Code::Not(Box::new(self.compile(&a[0]))),
+            Op::And => Code::And(self.all(a)),
+            Op::Or => Code::Or(self.all(a)),
+            Op::Ite => Code::Ite(Box::new((self.compile(&a[0]), self.compile(&a[1]), self.compile(&a[2])))),
+            Op::Eq => Code::Eq(self.two(a)),
+            Op::Lt => Code::Lt(self.two(a)),
+            Op::Le => Code::Le(self.two(a)),
+            Op::Add => Code::Add(self.all(a)),
+            Op::Neg => Code::Neg(Box::new(self.compile(&a[0]))),
+            Op::Mul => Code::Mul(self.all(a)),
+            Op::Select => match inst.vars.get(&a[0]) {
+                Some(&var) => {
+                    let base = inst.slots[var].0;
+                    let idx = self.all(&a[1..]);
+                    // a read at known processes is a cell
+                    let known: Option<Vec<i64>> = idx.iter().map(|c| if let Code::Lit(x) = c { Some(*x) } else { None }).collect();
+                    match known {
+                        Some(xs) if xs.iter().all(|x| (0..inst.procs as i64).contains(x)) => {
+                            Code::Cell(base + xs.iter().fold(0, |off, x| off * inst.procs + *x as usize))
+                        }
+                        _ => Code::Read(base, idx),
+                    }
+                }
+                None => Code::Fail(format!("read of a non-state array {}", a[0])),
+            },
+            Op::Forall(vs) | Op::Exists(vs) => {
+                let doms: Result<Vec<Vec<i64>>, Unsupported> = vs.iter().map(|v| domain(v.sort(), inst.procs, &inst.ints)).collect();
+                match doms {
+                    Ok(doms) => {
+                        let at = self.bind(vs);
+                        let body = self.compile(&a[0]);
+                        self.bound.truncate(at);
+                        Code::Quant(matches!(t.op(), Op::Forall(_)), at, doms, Box::new(body))
+                    }
+                    Err(e) => Code::Fail(e),
+                }
+            }
+            _ => Code::Fail(format!("cannot evaluate {t}")),
+        }
+    }
+}
+
+/// A fast hasher: for terms (whose hash is already a unique number) and
+/// for states (slices of small integers).
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // Fx-style mixing, 8 bytes at a time
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.0 = n as u64;
+    }
+}
+
+/// A map keyed by terms, hashed by their ids.
+type IdMap<V> = HashMap<Term, V, std::hash::BuildHasherDefault<IdHasher>>;
+
+/// The finite domain of a sort in an instance with `procs` processes;
+/// integers range over `ints` (the system's literals and small numbers:
+/// an under-approximation, acceptable for an oracle).
+fn domain(s: &Sort, procs: usize, ints: &[i64]) -> Result<Vec<i64>, Unsupported> {
+    match s {
+        Sort::Bool => Ok(vec![0, 1]),
+        Sort::Index => Ok((0..procs as i64).collect()),
+        Sort::Enum(_) => {
+            let (lo, hi) = s.finite_range().unwrap();
+            Ok((lo..=hi).collect())
+        }
+        // reals are sampled at the same integers (an under-approximation)
+        Sort::Int | Sort::Real => Ok(ints.to_vec()),
+        // only equality matters: two values tell equal from different
+        Sort::Uninterpreted(_) => Ok(vec![0, 1]),
+        other => Err(format!("values of sort {other} are not finite")),
+    }
+}
+
+/// The sort of a cell symbol when enumerating initial states: values of
+/// uninterpreted sorts are numbered.
+fn cell_sort(s: &Sort) -> Sort {
+    match s {
+        Sort::Uninterpreted(_) | Sort::Real => Sort::Int,
+        other => other.clone(),
+    }
+}
+
+/// The integers a finite instance draws values from: the system's integer
+/// literals and 0..=procs.
+fn int_domain(sys: &System, procs: usize) -> Vec<i64> {
+    let mut out: Vec<i64> = (0..=procs as i64).collect();
+    let mut add = |t: &Term| {
+        for l in crate::logic::collect(t, &|x: &Term| matches!(x.op(), Op::Int(_))) {
+            if let Some(n) = l.as_int() {
+                out.push(n);
+            }
+        }
+    };
+    for q in sys.initial.iter().chain(&sys.axioms).chain(&sys.unsafe_) {
+        add(&q.body());
+    }
+    for t in &sys.transitions {
+        add(&t.guard);
+        for u in &t.updates {
+            add(&u.value);
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Steps `combo` to the next combination of positions (the first one
+/// fastest), position `k` ranging over `0..len(k)`; false after the last.
+fn next_combination(combo: &mut [usize], len: impl Fn(usize) -> usize) -> bool {
+    for k in 0..combo.len() {
+        combo[k] += 1;
+        if combo[k] < len(k) {
+            return true;
+        }
+        combo[k] = 0;
+    }
+    false
+}
+
+/// The numeric state variables (by position) that can take unboundedly
+/// many values: those assigned a sum, a difference or a product, or the
+/// value of such a variable (syntactically, to a fixpoint).
+fn growing_numbers(sys: &System) -> HashSet<usize> {
+    fn any(t: &Term, p: &dyn Fn(&Term) -> bool) -> bool {
+        p(t) || t.args().iter().any(|a| any(a, p))
+    }
+    let numeric = |i: usize| matches!(sys.vars[i].value_sort(), Sort::Int | Sort::Real);
+    let mut growing = HashSet::new();
+    loop {
+        let before = growing.len();
+        for t in &sys.transitions {
+            for u in &t.updates {
+                if numeric(u.var)
+                    && !growing.contains(&u.var)
+                    && any(&u.value, &|x: &Term| matches!(x.op(), Op::Add | Op::Mul | Op::Neg) || growing.iter().any(|&i: &usize| sys.vars[i].term == *x))
+                {
+                    growing.insert(u.var);
+                }
+            }
+        }
+        if growing.len() == before {
+            return growing;
+        }
+    }
+}
+
+impl<'a> Instance<'a> {
+    /// The instance of `sys` with `procs` processes.
+    pub fn new(sys: &'a System, procs: usize) -> Result<Self, Unsupported> {
+        let ints = int_domain(sys, procs);
+        let mut slots = vec![];
+        let mut width = 0;
+        let mut vars = IdMap::default();
+        for (i, v) in sys.vars.iter().enumerate() {
+            domain(&v.value_sort(), procs, &ints)?;
+            let dims = if v.is_array { v.term.sort().as_array().map(|a| a.index.len()).unwrap_or(1) } else { 0 };
+            slots.push((width, dims));
+            vars.insert(v.term.clone(), i);
+            width += procs.pow(dims as u32);
+        }
+        let mut consts = IdMap::default();
+        for c in &sys.consts {
+            domain(c.sort(), procs, &ints)?;
+            consts.insert(c.clone(), width);
+            width += 1;
+        }
+        for t in &sys.transitions {
+            for v in &t.values {
+                domain(v.sort(), procs, &ints)?;
+            }
+        }
+        let pterms: Vec<Term> = (0..procs as i64).map(|p| Term::raw(Op::Int(p), vec![], Sort::Index)).collect();
+        // every assignment of distinct processes to some variables
+        let injective = |vs: &[Term]| -> Vec<Vec<i64>> {
+            crate::logic::instantiate::injective_maps(vs, &pterms).into_iter().map(|m| vs.iter().map(|v| m[v].as_int().unwrap()).collect()).collect()
+        };
+        let choices = sys.transitions.iter().map(|t| injective(&t.params)).collect();
+        let unsafe_maps = sys.unsafe_.iter().map(|q| injective(&q.vars)).collect();
+        let mut inst =
+            Instance { sys, procs, slots, consts, ints, choices, steps: vec![], axioms: vec![], unsafe_: vec![], unsafe_maps, vars, width, bounds: None };
+        let steps = sys.transitions.iter().map(|t| inst.compile_step(t)).collect::<Result<_, _>>()?;
+        let compile_all = |qs: &[crate::system::Quantified]| -> Vec<(usize, usize, Code)> {
+            qs.iter()
+                .map(|q| {
+                    let mut c = Compiler { inst: &inst, bound: vec![], fixed: &[], regs: 0 };
+                    c.bind(&q.vars);
+                    let body = c.compile(&q.body());
+                    (q.vars.len(), c.regs, body)
+                })
+                .collect()
+        };
+        let axioms = compile_all(&sys.axioms);
+        let unsafe_ = compile_all(&sys.unsafe_);
+        inst.steps = steps;
+        inst.axioms = axioms;
+        inst.unsafe_ = unsafe_;
+        Ok(inst)
+    }
+
+    /// Bounds the instance's growing numbers (numeric variables assigned
+    /// sums, products, or values of such variables: clocks, timestamps,
+    /// tickets): with `Some(slack)`, a step that would take one out of the
+    /// range of the instance's integers widened by `slack` is not taken;
+    /// with `None`, numbers are unbounded again. Bounded, the instance is
+    /// finite; its states under-approximate the concrete ones but cover
+    /// every control state reachable with small numbers (Cubicle's
+    /// enumerative oracle bounds its numbers likewise). Whether some
+    /// number grows.
+    pub fn bound_growing(&mut self, slack: Option<i64>) -> bool {
+        let growing = growing_numbers(self.sys);
+        self.bounds = slack.filter(|_| !growing.is_empty()).map(|slack| {
+            let mut cells = vec![false; self.width];
+            for &i in &growing {
+                let (base, dims) = self.slots[i];
+                cells[base..base + self.procs.pow(dims as u32)].iter_mut().for_each(|c| *c = true);
+            }
+            let lo = *self.ints.first().unwrap_or(&0);
+            let hi = *self.ints.last().unwrap_or(&0) + slack;
+            ((lo, hi), cells)
+        });
+        !growing.is_empty()
+    }
+
+    fn compile_step(&self, t: &crate::system::Transition) -> Result<Step, Unsupported> {
+        let doms = t.values.iter().map(|v| domain(v.sort(), self.procs, &self.ints)).collect::<Result<_, _>>()?;
+        let mut c = Compiler { inst: self, bound: vec![], fixed: &[], regs: 0 };
+        c.bind(&t.params);
+        c.bind(&t.values);
+        let top = c.bound.len();
+        let guard = c.compile(&t.guard);
+        let uguard = t.uguard.as_ref().map(|(j, body)| {
+            c.bind(std::slice::from_ref(j));
+            let code = c.compile(body);
+            c.bound.truncate(top);
+            code
+        });
+        let mut updates = Ok(vec![]);
+        for u in &t.updates {
+            let (base, dims) = self.slots[u.var];
+            let code = if dims == 0 {
+                c.compile(&u.value)
+            } else {
+                let Op::Lambda(vs) = u.value.op() else {
+                    updates = Err("array update that is not a λ-term".to_string());
+                    break;
+                };
+                c.bind(vs);
+                let code = c.compile(&u.value.args()[0]);
+                c.bound.truncate(top);
+                code
+            };
+            if let Ok(us) = updates.as_mut() {
+                us.push((base, dims, code));
+            }
+        }
+        Ok(Step { doms, guard, uguard, updates, regs: c.regs })
+    }
+
+    /// Compiles a term whose free variables are state variables, rigid
+    /// constants or the variables given values in `fixed`; with the number
+    /// of registers its evaluation needs.
+    pub fn compile(&self, t: &Term, fixed: &[(Term, i64)]) -> (Code, usize) {
+        let mut c = Compiler { inst: self, bound: vec![], fixed, regs: 0 };
+        let code = c.compile(t);
+        (code, c.regs)
+    }
+
+    /// Evaluates compiled code on a state; `regs` holds the bound variables' values.
+    pub fn run(&self, c: &Code, st: &[i64], regs: &mut [i64]) -> Result<i64, Unsupported> {
+        Ok(match c {
+            Code::Lit(n) => *n,
+            Code::Cell(i) => st[*i],
+            Code::Reg(r) => regs[*r],
+            Code::Read(base, idx) => {
+                let mut off = 0;
+                for i in idx {
+                    let x = self.run(i, st, regs)?;
+                    if x < 0 || x as usize >= self.procs {
+                        return Err("index out of the instance".into());
+                    }
+                    off = off * self.procs + x as usize;
+                }
+                st[base + off]
+            }
+            Code::Not(x) => 1 - self.run(x, st, regs)?,
+            Code::And(xs) => {
+                for x in xs {
+                    if self.run(x, st, regs)? == 0 {
+                        return Ok(0);
+                    }
+                }
+                1
+            }
+            Code::Or(xs) => {
+                for x in xs {
+                    if self.run(x, st, regs)? != 0 {
+                        return Ok(1);
+                    }
+                }
+                0
+            }
+            Code::Ite(b) => {
+                if self.run(&b.0, st, regs)? != 0 {
+                    self.run(&b.1, st, regs)?
+                } else {
+                    self.run(&b.2, st, regs)?
+                }
+            }
+            Code::Eq(b) => (self.run(&b.0, st, regs)? == self.run(&b.1, st, regs)?) as i64,
+            Code::Lt(b) => (self.run(&b.0, st, regs)? < self.run(&b.1, st, regs)?) as i64,
+            Code::Le(b) => (self.run(&b.0, st, regs)? <= self.run(&b.1, st, regs)?) as i64,
+            Code::Add(xs) => {
+                let mut s = 0i64;
+                for x in xs {
+                    s = s.checked_add(self.run(x, st, regs)?).ok_or("overflow")?;
+                }
+                s
+            }
+            Code::Neg(x) => -self.run(x, st, regs)?,
+            Code::Mul(xs) => {
+                let mut s = 1i64;
+                for x in xs {
+                    s = s.checked_mul(self.run(x, st, regs)?).ok_or("overflow")?;
+                }
+                s
+            }
+            Code::Quant(univ, at, doms, body) => {
+                let mut combo = vec![0usize; doms.len()];
+                loop {
+                    for (k, d) in doms.iter().enumerate() {
+                        regs[at + k] = d[combo[k]];
+                    }
+                    let r = self.run(body, st, regs)?;
+                    if *univ && r == 0 {
+                        return Ok(0);
+                    }
+                    if !*univ && r != 0 {
+                        return Ok(1);
+                    }
+                    if !next_combination(&mut combo, |k| doms[k].len()) {
+                        return Ok(*univ as i64);
+                    }
+                }
+            }
+            Code::Fail(why) => return Err(why.clone()),
+        })
+    }
+
+    fn cell(&self, var: usize, idx: &[i64]) -> usize {
+        let (base, _) = self.slots[var];
+        let mut off = 0;
+        for i in idx {
+            off = off * self.procs + *i as usize;
+        }
+        base + off
+    }
+
+    fn holds_axioms(&self, st: &[i64]) -> Result<bool, Unsupported> {
+        for (n, regs, body) in &self.axioms {
+            let mut regs = vec![0i64; *regs];
+            let mut combo = vec![0usize; *n];
+            loop {
+                for (r, &p) in regs.iter_mut().zip(&combo) {
+                    *r = p as i64;
+                }
+                if self.run(body, st, &mut regs)? == 0 {
+                    return Ok(false);
+                }
+                if !next_combination(&mut combo, |_| self.procs) {
+                    break;
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// The first unsafe cube (and the distinct processes of its variables)
+    /// that state `st` satisfies, if any.
+    pub fn unsafe_at(&self, st: &[i64]) -> Result<Option<(usize, Vec<i64>)>, Unsupported> {
+        for (k, ((n, nregs, body), maps)) in self.unsafe_.iter().zip(&self.unsafe_maps).enumerate() {
+            let mut regs = vec![0i64; *nregs];
+            for vals in maps {
+                regs[..*n].copy_from_slice(vals);
+                if self.run(body, st, &mut regs)? != 0 {
+                    return Ok(Some((k, vals.clone())));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Up to `cap` initial states, and whether they are all of them.
+    fn enumerate_initial(&self, cap: usize) -> Result<(Vec<State>, bool), Unsupported> {
+        // Enumerate with the solver: the initial formula over one symbol per cell.
+        let cs = self.cell_symbols();
+        let (f, free) = self.initial_formula(&cs)?;
+        let constrained = crate::logic::free_vars(&f);
+        let mut solver = smt::solver(Backend::Z3);
+        solver.assert(&f);
+        let mut out = vec![];
+        loop {
+            match solver.check() {
+                SatResult::Unsat => return Ok((out, true)),
+                SatResult::Unknown(why) => return Err(why),
+                SatResult::Sat => {}
+            }
+            if out.len() >= cap {
+                return Ok((out, false));
+            }
+            let mut st = vec![0i64; self.width];
+            let mut block = vec![];
+            for (k, c) in cs.cells.iter().enumerate() {
+                if !constrained.contains(c) {
+                    continue;
+                }
+                let v = solver.value(c).ok_or("no model value")?;
+                st[k] = match v.op() {
+                    Op::Bool(b) => *b as i64,
+                    Op::Int(n) | Op::EnumConst(n) => *n,
+                    _ => return Err(format!("unexpected value {v}")),
+                };
+                block.push(match v.op() {
+                    Op::Bool(_) => Term::eq(c, &v),
+                    _ => Term::eq(c, &Term::raw(v.op().clone(), vec![], c.sort().clone())),
+                });
+            }
+            solver.assert(&Term::and(block).not());
+            // every combination of the free cells' values
+            let mut combo = vec![0usize; free.len()];
+            loop {
+                for ((k, dom), &i) in free.iter().zip(&combo) {
+                    st[*k] = dom[i];
+                }
+                out.push(st.clone().into_boxed_slice());
+                if out.len() >= cap {
+                    return Ok((out, false));
+                }
+                if !next_combination(&mut combo, |i| free[i].1.len()) {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// One symbol per cell of the instance's state.
+    fn cell_symbols(&self) -> CellSymbols {
+        let isort = self.sys.index_sort();
+        let procs: Vec<Term> = (0..self.procs).map(|p| Term::raw(Op::Int(p as i64), vec![], isort.clone())).collect();
+        let mut cs = CellSymbols { procs, cells: vec![Term::ff(); self.width], data: HashSet::new(), scalars: HashSet::new(), map: HashMap::new() };
+        for (i, v) in self.sys.vars.iter().enumerate() {
+            let (base, dims) = self.slots[i];
+            let uninterpreted = matches!(v.value_sort(), Sort::Uninterpreted(_));
+            if dims == 0 {
+                let c = Term::var(&format!("{}!0", v.name()), cell_sort(&v.value_sort()));
+                cs.scalars.insert(c.clone());
+                if uninterpreted {
+                    cs.data.insert(c.clone());
+                }
+                cs.map.insert(v.term.clone(), c.clone());
+                cs.cells[base] = c;
+                continue;
+            }
+            let dummy: Vec<Term> = (0..dims).map(|d| Term::var(&format!("d!{d}"), isort.clone())).collect();
+            for m in all_maps(&dummy, &cs.procs) {
+                let idx: Vec<Term> = dummy.iter().map(|d| m[d].clone()).collect();
+                let ix: Vec<i64> = idx.iter().map(|t| t.as_int().unwrap()).collect();
+                let name = format!("{}!{}", v.name(), ix.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("_"));
+                let c = Term::var(&name, cell_sort(&v.value_sort()));
+                if uninterpreted {
+                    cs.data.insert(c.clone());
+                }
+                cs.map.insert(Term::select(&v.term, &idx), c.clone());
+                cs.cells[self.cell(i, &ix)] = c;
+            }
+        }
+        for (c, &slot) in &self.consts {
+            let s = Term::var(&format!("{}!c", c.var_name().unwrap_or("c")), cell_sort(c.sort()));
+            cs.scalars.insert(s.clone());
+            if matches!(c.sort(), Sort::Uninterpreted(_)) {
+                cs.data.insert(s.clone());
+            }
+            cs.map.insert(c.clone(), s.clone());
+            cs.cells[slot] = s;
+        }
+        cs
+    }
+
+    /// The initial formula (with the axioms) over the cell symbols, each
+    /// constrained cell kept in its domain, and the cells it does not
+    /// mention with their domains: they take every value of it, enumerated
+    /// here rather than by the solver (one model per combination would cost
+    /// a solver call each).
+    fn initial_formula(&self, cs: &CellSymbols) -> Result<(Term, Vec<(usize, Vec<i64>)>), Unsupported> {
+        let isort = self.sys.index_sort();
+        let mut parts = vec![];
+        for q in self.sys.initial.iter().chain(&self.sys.axioms) {
+            for m in all_maps(&q.vars, &cs.procs) {
+                let f = crate::logic::substitute(&q.body(), &m);
+                parts.push(crate::logic::substitute(&f, &cs.map));
+            }
+        }
+        let constrained = crate::logic::free_vars(&Term::and(parts.clone()));
+        let mut free: Vec<(usize, Vec<i64>)> = vec![];
+        for (k, c) in cs.cells.iter().enumerate() {
+            let dom = self.domain_of(c, cs)?;
+            if !constrained.contains(c) {
+                free.push((k, dom));
+            } else if let (Some((lo, hi)), false) = (c.sort().finite_range(), matches!(c.sort(), Sort::Bool | Sort::Index)) {
+                // explicit, so that every cell gets a value in its range
+                parts.push(Term::raw(Op::Le, vec![Term::int(lo), c.clone()], Sort::Bool));
+                parts.push(Term::raw(Op::Le, vec![c.clone(), Term::int(hi)], Sort::Bool));
+            } else if *c.sort() != Sort::Bool {
+                let n = |x: i64| if *c.sort() == Sort::Index { Term::raw(Op::Int(x), vec![], isort.clone()) } else { Term::int(x) };
+                parts.push(Term::or(dom.iter().map(|&x| Term::eq(c, &n(x)))));
+            }
+        }
+        // integral real literals become integers, like the real cells
+        let f = Term::and(parts);
+        let reals = crate::logic::collect(&f, &|t: &Term| matches!(t.op(), Op::Real(_, 1)));
+        let to_int: HashMap<Term, Term> =
+            reals.into_iter().map(|t| if let Op::Real(n, _) = t.op() { (t.clone(), Term::int(*n)) } else { unreachable!() }).collect();
+        let f = crate::logic::substitute(&f, &to_int);
+        if !crate::logic::free_vars(&f).iter().all(|v| cs.cells.contains(v)) {
+            return Err("initial formula mentions arrays at non-process indices".into());
+        }
+        Ok((f, free))
+    }
+
+    /// The values a cell may take in the instance.
+    fn domain_of(&self, c: &Term, cs: &CellSymbols) -> Result<Vec<i64>, Unsupported> {
+        Ok(if *c.sort() == Sort::Index {
+            // a process-valued scalar may also name a process outside the
+            // instance (Cubicle's `Home <> p` for every p)
+            (0..self.procs as i64 + cs.scalars.contains(c) as i64).collect()
+        } else if cs.data.contains(c) {
+            domain(&Sort::Uninterpreted("data".into()), self.procs, &self.ints)?
+        } else if *c.sort() == Sort::Int {
+            self.ints.clone()
+        } else if *c.sort() == Sort::Bool {
+            vec![0, 1]
+        } else if let Some((lo, hi)) = c.sort().finite_range() {
+            (lo..=hi).collect()
+        } else {
+            return Err(format!("cell {c} of sort {} in an initial state", c.sort()));
+        })
+    }
+
+    /// The successors of a state, each with the step taken to it: the
+    /// transition and the processes of its parameters.
+    pub fn successors(&self, st: &[i64]) -> Result<Vec<(Move, State)>, Unsupported> {
+        let mut out = vec![];
+        for (ti, (step, choices)) in self.steps.iter().zip(&self.choices).enumerate() {
+            let Ok(updates) = &step.updates else { continue };
+            let mut regs = vec![0i64; step.regs];
+            let np = choices.first().map_or(0, |c| c.len());
+            for params in choices {
+                regs[..np].copy_from_slice(params);
+                // nondeterministic values
+                let mut combo = vec![0usize; step.doms.len()];
+                loop {
+                    for (i, d) in step.doms.iter().enumerate() {
+                        regs[np + i] = d[combo[i]];
+                    }
+                    // a step the instance cannot represent (an index outside it) is not taken
+                    let enabled = matches!(self.run(&step.guard, st, &mut regs), Ok(x) if x != 0)
+                        && matches!(self.uguard_holds(step, np, st, &mut regs), Ok(true));
+                    if enabled {
+                        if let Ok(next) = self.apply(updates, np + step.doms.len(), st, &mut regs) {
+                            if matches!(self.holds_axioms(&next), Ok(true)) {
+                                out.push(((ti, params.clone().into_boxed_slice()), next));
+                            }
+                        }
+                    }
+                    if !next_combination(&mut combo, |i| step.doms[i].len()) {
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn uguard_holds(&self, step: &Step, np: usize, st: &[i64], regs: &mut [i64]) -> Result<bool, Unsupported> {
+        let Some(body) = &step.uguard else { return Ok(true) };
+        let j = np + step.doms.len();
+        for p in 0..self.procs as i64 {
+            regs[j] = p;
+            if self.run(body, st, regs)? == 0 {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// The state after the updates; `top` is the first register of λ variables.
+    fn apply(&self, updates: &[(usize, usize, Code)], top: usize, st: &[i64], regs: &mut [i64]) -> Result<State, Unsupported> {
+        let mut next = st.to_vec();
+        for (base, dims, code) in updates {
+            if *dims == 0 {
+                next[*base] = self.run(code, st, regs)?;
+                continue;
+            }
+            let cells = self.procs.pow(*dims as u32);
+            for c in 0..cells {
+                let mut r = c;
+                for d in (0..*dims).rev() {
+                    regs[top + d] = (r % self.procs) as i64;
+                    r /= self.procs;
+                }
+                next[base + c] = self.run(code, st, regs)?;
+            }
+        }
+        if let Some(((lo, hi), cells)) = &self.bounds {
+            if next.iter().zip(cells).any(|(v, &b)| b && !(*lo..=*hi).contains(v)) {
+                return Err("a number out of the instance's range".into());
+            }
+        }
+        Ok(next.into_boxed_slice())
+    }
+
+    /// Every reachable state, breadth-first, up to `cap` states, with
+    /// how each was first reached (see [`Exploration`]); with `stop`, the
+    /// exploration ends at the first unsafe state found.
+    pub fn reachable(&self, cap: usize, stop: bool) -> Result<Exploration, Unsupported> {
+        // beyond the cap the initial states are a sample (fine for an oracle)
+        let (init, all_init) = self.enumerate_initial(2048)?;
+        let mut seen: HashSet<State, std::hash::BuildHasherDefault<IdHasher>> = HashSet::default();
+        let mut ex = Exploration { states: vec![], complete: false, parents: vec![], unsafe_state: None };
+        for s in init {
+            if self.holds_axioms(&s)? && seen.insert(s.clone()) {
+                if ex.unsafe_state.is_none() && self.unsafe_at(&s)?.is_some() {
+                    ex.unsafe_state = Some(ex.states.len());
+                }
+                ex.states.push(s);
+                ex.parents.push(None);
+            }
+        }
+        if stop && ex.unsafe_state.is_some() {
+            return Ok(ex);
+        }
+        let mut k = 0;
+        let mut progress = crate::engine::Progress::new("finite instance");
+        while k < ex.states.len() {
+            progress.tick(|| format!("{} processes: {} states, {} explored", self.procs, ex.states.len(), k));
+            if ex.states.len() >= cap || crate::engine::interrupted() {
+                return Ok(ex);
+            }
+            let succ = self.successors(&ex.states[k].clone())?;
+            for (mv, s) in succ {
+                if seen.insert(s.clone()) {
+                    let bad = ex.unsafe_state.is_none() && self.unsafe_at(&s)?.is_some();
+                    if bad {
+                        ex.unsafe_state = Some(ex.states.len());
+                    }
+                    ex.states.push(s);
+                    ex.parents.push(Some((k, mv)));
+                    if bad && stop {
+                        return Ok(ex);
+                    }
+                }
+            }
+            k += 1;
+        }
+        ex.complete = all_init;
+        Ok(ex)
+    }
+
+    /// The first state explored that satisfies an unsafe cube (one at the
+    /// fewest steps from an initial state), as a candidate trace
+    /// over the instance's processes: every cube names all of them (with no
+    /// literals but the last, the unsafe cube on the processes found), each
+    /// edge the transition taken and its parameters' processes. Nothing in
+    /// it is trusted: the caller replays it on the system.
+    pub fn unsafe_trace(&self, ex: &Exploration) -> Result<Option<crate::answer::AbstractTrace>, Unsupported> {
+        if let Some(k) = ex.unsafe_state {
+            let Some((cube, at)) = self.unsafe_at(&ex.states[k])? else { return Ok(None) };
+            let mut moves = vec![];
+            let mut cur = k;
+            while let Some((parent, mv)) = &ex.parents[cur] {
+                moves.push(mv.clone());
+                cur = *parent;
+            }
+            moves.reverse();
+            let isort = self.sys.index_sort();
+            let vars: Vec<Term> = (0..self.procs).map(|i| crate::system::cube::zvar(i, &isort)).collect();
+            let q = &self.sys.unsafe_[cube];
+            let m: HashMap<Term, Term> = q.vars.iter().zip(&at).map(|(v, p)| (v.clone(), vars[*p as usize].clone())).collect();
+            let last = crate::system::cube::Cube::plain(vars.clone(), q.lits.iter().map(|l| crate::logic::substitute(l, &m)).collect());
+            let mut cubes = vec![crate::system::cube::Cube::plain(vars.clone(), vec![]); moves.len()];
+            cubes.push(last);
+            let edges = moves
+                .into_iter()
+                .map(|(t, params)| crate::answer::Edge { transition: t, params: params.iter().map(|p| vars[*p as usize].clone()).collect(), succ_vars: vars.clone() })
+                .collect();
+            return Ok(Some(crate::answer::AbstractTrace { cubes, edges }));
+        }
+        Ok(None)
+    }
+}
+
+/// One symbol per cell of an instance's state, for enumerating initial
+/// states with the solver.
+struct CellSymbols {
+    /// The instance's processes as index literals.
+    procs: Vec<Term>,
+    /// The symbol of each cell, by slot.
+    cells: Vec<Term>,
+    /// Cells of uninterpreted sorts (numbered values, see `cell_sort`).
+    data: HashSet<Term>,
+    /// Scalar cells.
+    scalars: HashSet<Term>,
+    /// State variables and array reads at processes → their cells.
+    map: HashMap<Term, Term>,
+}

@@ -1,0 +1,340 @@
+//! Approximations of cubes by candidate invariants (Cubicle's BRAB): a
+//! visited cube may be replaced by a more general one — a subset of its
+//! literals over at most as many processes as a small finite instance has —
+//! when no reachable state of that instance satisfies it. A candidate is
+//! only a guess: backward search goes on from it, and if a trace from the
+//! initial states reaches it, it is banned and the search restarts. The
+//! final invariant is certified like any other.
+
+pub mod instance;
+
+use crate::system::cube::Cube;
+use instance::{Code, Instance, State};
+use crate::logic::instantiate::injective_maps;
+use crate::logic::{Op, Sort, Term};
+use crate::system::System;
+use itertools::Itertools;
+use std::collections::{HashMap, HashSet};
+
+/// The oracle: the reachable states of a finite instance, and what it
+/// has learnt about candidates.
+pub struct Oracle<'a> {
+    inst: Instance<'a>,
+    states: Vec<State>,
+    /// Whether `states` is every reachable state of the instance.
+    pub complete: bool,
+    /// Per (literal, processes of its variables, those variables): the states satisfying it.
+    sets: HashMap<(Term, Vec<i64>, Vec<Term>), Vec<u64>>,
+    /// Per cell: its values in every state (built on demand).
+    columns: HashMap<usize, Vec<i64>>,
+    /// Keys of candidates shown reachable.
+    banned: HashSet<String>,
+    /// Largest number of literals of a candidate.
+    pub max_lits: usize,
+    /// A path of the instance to an unsafe state found while exploring, as
+    /// a candidate trace (to be replayed: the instance is only an oracle).
+    pub unsafe_trace: Option<crate::answer::AbstractTrace>,
+    /// See [`Oracle::slack`].
+    slack: Option<i64>,
+}
+
+impl<'a> Oracle<'a> {
+    /// Explores the instance of `sys` with `procs` processes (at most `cap` states).
+    pub fn new(sys: &'a System, procs: usize, cap: usize) -> Result<Self, String> {
+        Self::exploring(sys, procs, cap, false)
+    }
+
+    /// The oracle of [`Oracle::new`], whose exploration ends, with `stop`,
+    /// at the first unsafe state (then its path is [`Oracle::unsafe_trace`]
+    /// and the states are a prefix of the reachable ones).
+    pub fn exploring(sys: &'a System, procs: usize, cap: usize, stop: bool) -> Result<Self, String> {
+        // growing numbers make the instance infinite: the deepest bounded
+        // instance (see `Instance::bound_growing`) explored completely
+        // within the cap, the slack doubled until its states stop changing
+        let mut inst = Instance::new(sys, procs)?;
+        let mut bounded: Option<(crate::engine::bwd::brab::instance::Exploration, i64)> = None;
+        let mut slack = 2;
+        while slack <= 32 && inst.bound_growing(Some(slack)) {
+            let ex = inst.reachable(cap, stop)?;
+            if !ex.complete && ex.unsafe_state.is_none() {
+                break;
+            }
+            let (n, found) = (ex.states.len(), ex.unsafe_state.is_some());
+            let same = bounded.as_ref().is_some_and(|(e, _)| e.states.len() == n);
+            bounded = Some((ex, slack));
+            if same || found || n * 10 > cap {
+                break;
+            }
+            slack *= 2;
+        }
+        inst.bound_growing(bounded.as_ref().map(|(_, s)| *s));
+        let (ex, slack) = match bounded {
+            Some((ex, slack)) => (ex, Some(slack)),
+            None => (inst.reachable(cap, stop)?, None),
+        };
+        let unsafe_trace = inst.unsafe_trace(&ex)?;
+        let (states, complete) = (ex.states, ex.complete);
+        Ok(Oracle { inst, states, complete, sets: HashMap::new(), columns: HashMap::new(), banned: HashSet::new(), max_lits: 3, unsafe_trace, slack })
+    }
+
+    /// The number of reachable states found.
+    pub fn states(&self) -> usize {
+        self.states.len()
+    }
+
+    /// Marks a candidate as refuted (reachable): it is never proposed again.
+    pub fn ban(&mut self, c: &Cube) {
+        self.banned.insert(c.key());
+    }
+
+    /// The number of refuted candidates.
+    pub fn banned(&self) -> usize {
+        self.banned.len()
+    }
+
+    /// How far beyond the system's integers growing numbers may go in
+    /// the instance (see [`Instance::bound_growing`]); `None` when unbounded.
+    pub fn slack(&self) -> Option<i64> {
+        self.slack
+    }
+
+    /// The number of processes of the instance.
+    pub fn procs(&self) -> usize {
+        self.inst.procs
+    }
+
+    /// Takes over the candidates another oracle has seen refuted.
+    pub fn inherit(&mut self, other: &Oracle) {
+        self.banned.extend(other.banned.iter().cloned());
+    }
+
+    /// Makes sure the values of a cell in every state (in the order of
+    /// `states`) are at hand in `columns`.
+    fn column(&mut self, cell: usize) {
+        let states = &self.states;
+        self.columns.entry(cell).or_insert_with(|| states.iter().map(|st| st[cell]).collect());
+    }
+
+    /// The states satisfying a literal whose variables stand for the given
+    /// processes, as a bit set (`None` if it cannot be evaluated).
+    fn set(&mut self, lit: &Term, vars: &[Term], procs: &[i64]) -> Option<&Vec<u64>> {
+        let env: Vec<(Term, i64)> =
+            vars.iter().cloned().zip(procs.iter().cloned()).filter(|(v, _)| crate::logic::occurs(v, lit)).collect();
+        let key = (lit.clone(), env.iter().map(|(_, p)| *p).collect::<Vec<i64>>(), env.iter().map(|(v, _)| v.clone()).collect::<Vec<Term>>());
+        if !self.sets.contains_key(&key) {
+            let (code, regs) = self.inst.compile(lit, &env);
+            let bits = match self.simple(&code) {
+                Some(bits) => bits,
+                None => {
+                    let mut bits = vec![0u64; self.states.len().div_ceil(64)];
+                    let mut regs = vec![0i64; regs];
+                    for (k, st) in self.states.iter().enumerate() {
+                        match self.inst.run(&code, st, &mut regs) {
+                            Ok(0) => {}
+                            Ok(_) => bits[k / 64] |= 1 << (k % 64),
+                            Err(_) => return None,
+                        }
+                    }
+                    bits
+                }
+            };
+            self.sets.insert(key.clone(), bits);
+        }
+        self.sets.get(&key)
+    }
+
+    /// The bit set of a literal about cells only (`c`, `c = v`, `c = d`
+    /// and their negations), computed column by column; `None` for others.
+    fn simple(&mut self, code: &Code) -> Option<Vec<u64>> {
+        let (neg, atom) = match code {
+            Code::Not(x) => (true, &**x),
+            x => (false, x),
+        };
+        let cells: Vec<usize> = match atom {
+            Code::Cell(a) => vec![*a],
+            Code::Eq(b) => match (&b.0, &b.1) {
+                (Code::Cell(a), Code::Lit(_)) | (Code::Lit(_), Code::Cell(a)) => vec![*a],
+                (Code::Cell(a), Code::Cell(c)) => vec![*a, *c],
+                _ => return None,
+            },
+            _ => return None,
+        };
+        for &c in &cells {
+            self.column(c);
+        }
+        let col = |i: usize| &self.columns[&cells[i]];
+        let n = self.states.len();
+        let mut bits = vec![0u64; n.div_ceil(64)];
+        let mut fill = |pred: &dyn Fn(usize) -> bool| {
+            for k in 0..n {
+                if pred(k) != neg {
+                    bits[k / 64] |= 1 << (k % 64);
+                }
+            }
+        };
+        match atom {
+            Code::Cell(_) => {
+                let x = col(0);
+                fill(&|k| x[k] != 0)
+            }
+            Code::Eq(b) => match (&b.0, &b.1) {
+                (Code::Cell(_), Code::Lit(v)) | (Code::Lit(v), Code::Cell(_)) => {
+                    let x = col(0);
+                    fill(&|k| x[k] == *v)
+                }
+                _ => {
+                    let (x, y) = (col(0), col(1));
+                    fill(&|k| x[k] == y[k])
+                }
+            },
+            _ => unreachable!("only cell literals get here"),
+        }
+        Some(bits)
+    }
+
+    /// Whether some reachable state satisfies the literals (over `vars`,
+    /// pairwise distinct processes); `None` if they cannot be evaluated.
+    fn reached(&mut self, lits: &[Term], vars: &[Term]) -> Option<bool> {
+        let procs: Vec<Term> = (0..self.inst.procs).map(|p| Term::raw(Op::Int(p as i64), vec![], Sort::Index)).collect();
+        for m in injective_maps(vars, &procs) {
+            let ps: Vec<i64> = vars.iter().map(|v| m[v].as_int().unwrap()).collect();
+            let mut acc: Option<Vec<u64>> = None;
+            for l in lits {
+                let s = self.set(l, vars, &ps)?.clone();
+                acc = Some(match acc {
+                    None => s,
+                    Some(a) => a.iter().zip(&s).map(|(x, y)| x & y).collect(),
+                });
+            }
+            if acc.map(|a| a.iter().any(|w| *w != 0)).unwrap_or(!self.states.is_empty()) {
+                return Some(true);
+            }
+        }
+        Some(false)
+    }
+
+    /// A more general cube than `cube` (fewer literals) that no reachable
+    /// state of the instance satisfies, with the images of its variables
+    /// among `cube`'s; smallest candidates first.
+    pub fn approximate(&mut self, cube: &Cube) -> Option<(Cube, Vec<Term>)> {
+        let n = cube.lits.len();
+        // an instance without initial states (an initial formula that no
+        // two processes satisfy together, say) tells literals nothing, but
+        // the cube without literals — as many processes as the cube names
+        // exist — is unreachable in it
+        if self.states.is_empty() {
+            if n == 0 || cube.arity() > self.inst.procs {
+                return None;
+            }
+            let (c, ren) = Cube::normalize_renaming(&cube.vars, &[]).pop()?;
+            if self.banned.contains(&c.key()) {
+                return None;
+            }
+            let back: HashMap<&Term, &Term> = ren.iter().map(|(a, b)| (b, a)).collect();
+            return Some((c.clone(), c.vars.iter().map(|v| back[v].clone()).collect()));
+        }
+        // the cube's literals, then weaker ones it implies
+        let pool: Vec<Term> = cube.lits.iter().cloned().chain(weakenings(cube)).collect();
+        for k in 1..=n.min(self.max_lits) {
+            for pick in (0..pool.len()).combinations(k) {
+                let lits: Vec<Term> = pick.iter().map(|&i| pool[i].clone()).collect();
+                let vars: Vec<Term> =
+                    cube.vars.iter().filter(|v| lits.iter().any(|l| crate::logic::occurs(v, l))).cloned().collect();
+                if vars.len() > self.inst.procs || (k == n && vars.len() == cube.arity()) {
+                    continue;
+                }
+                let mut cands = Cube::normalize_renaming(&vars, &lits);
+                if cands.len() != 1 {
+                    continue;
+                }
+                let (c, ren) = cands.pop().unwrap();
+                if self.banned.contains(&c.key()) {
+                    continue;
+                }
+                if self.reached(&lits, &vars) != Some(false) {
+                    continue;
+                }
+                // images of the candidate's variables among the cube's
+                let back: HashMap<&Term, &Term> = ren.iter().map(|(a, b)| (b, a)).collect();
+                let images: Vec<Term> = c.vars.iter().map(|v| back[v].clone()).collect();
+                return Some((c, images));
+            }
+        }
+        None
+    }
+}
+
+/// Strict comparisons a cube implies that are weaker than its own
+/// equalities: `a = b + p₁ + … + pₖ`, where each `pᵢ` is a positive number
+/// or a term the cube says is positive (`0 < pᵢ`), gives `b < a`; and
+/// `a = c` for a number `c ≠ 0` gives `0 < a` or `a < 0` (Cubicle's
+/// approximation of arithmetic literals). Candidates built from them
+/// generalise cubes that differ only in how far a clock has advanced
+/// (`ts = Timer + Tick`, `ts = Timer + Tick + Tick`, …) into one.
+fn weakenings(cube: &Cube) -> Vec<Term> {
+    let zero = |t: &Term| matches!(t.op(), Op::Int(0) | Op::Real(0, _));
+    let positive: Vec<&Term> = cube
+        .lits
+        .iter()
+        .filter_map(|l| match l.op() {
+            Op::Lt if zero(&l.args()[0]) => Some(&l.args()[1]),
+            _ => None,
+        })
+        .collect();
+    let is_positive = |t: &Term| match t.op() {
+        Op::Int(n) => *n > 0,
+        Op::Real(n, d) => (*n > 0) == (*d > 0) && *n != 0,
+        _ => positive.contains(&t),
+    };
+    let mut out = vec![];
+    for l in &cube.lits {
+        if *l.op() != Op::Eq || !matches!(l.args()[0].sort(), Sort::Int | Sort::Real) {
+            continue;
+        }
+        for (a, b) in [(&l.args()[0], &l.args()[1]), (&l.args()[1], &l.args()[0])] {
+            if *b.op() == Op::Add {
+                let (pos, rest): (Vec<&Term>, Vec<&Term>) = b.args().iter().partition(|t| is_positive(t));
+                if !pos.is_empty() && !rest.is_empty() {
+                    out.push(Term::lt(&Term::add(rest.into_iter().cloned()), a));
+                }
+            } else if b.is_value() && !zero(b) && !a.is_value() {
+                let z = Term::add([b.clone(), b.neg()]);
+                out.push(if is_positive(b) { Term::lt(&z, a) } else { Term::lt(a, &z) });
+            }
+        }
+    }
+    out.retain(|w| !cube.lits.contains(w) && !w.is_value());
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Whether BRAB applies to the system (a finite instance can be explored).
+pub fn applicable(sys: &System) -> bool {
+    Instance::new(sys, 2).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `ts = Timer + Tick + Tick ∧ 0 < Tick` is weakened to `Timer < ts`;
+    /// `Timer = 1` to `0 < Timer`; nothing else is proposed.
+    #[test]
+    fn clock_offsets_are_weakened_to_comparisons() {
+        let (timer, tick) = (Term::var("Timer", Sort::Real), Term::var("Tick", Sort::Real));
+        let ts = Term::var("ts", Sort::Real);
+        let zero = Term::real(0, 1);
+        let lits = vec![
+            Term::eq(&ts, &Term::add([timer.clone(), tick.clone(), tick.clone()])),
+            Term::lt(&zero, &tick),
+            Term::eq(&timer, &Term::real(1, 1)),
+        ];
+        let w = weakenings(&Cube::plain(vec![], lits.clone()));
+        assert!(w.contains(&Term::lt(&timer, &ts)), "{w:?}");
+        assert!(w.contains(&Term::lt(&zero, &timer)), "{w:?}");
+        assert_eq!(w.len(), 2, "{w:?}");
+        // without `0 < Tick` the offset may be negative: no weakening
+        assert!(weakenings(&Cube::plain(vec![], vec![lits[0].clone()])).is_empty());
+    }
+}

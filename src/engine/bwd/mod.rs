@@ -1,0 +1,302 @@
+//! Backward reachability (MCMT, Cubicle): the search over cubes
+//! ([`search`]), its approximation by the reachable states of a finite
+//! instance ([`brab`]), and the engine that runs them: accelerated counter
+//! loops added, the oracle explored (its own paths to unsafe states are
+//! candidate traces), then searches restarted until one ends with an
+//! answer — after a refuted approximation (banned; the instance grown when
+//! many are refuted), a refuted suggested invariant (dropped), or a
+//! spurious trace under approximated universal guards (exact ones next).
+
+pub mod brab;
+pub mod search;
+
+pub use search::{Ended, Options, Order, Postpone, Search};
+
+use super::{Budget, Engine, Settings, Task, TraceCheck};
+use crate::answer::{AbstractTrace, Answer, Counterexample, Outcome, Replayer, Stats};
+use crate::smt::Backend;
+use crate::system::System;
+use brab::Oracle;
+use std::time::Instant;
+
+/// States of a finite instance explored at most for the oracle.
+const ORACLE_CAP: usize = 100_000;
+
+/// Refuted approximations after which the instance grows by a process.
+const GROW_AFTER: usize = 8;
+
+/// The backward reachability engine.
+pub struct Backward {
+    settings: Settings,
+}
+
+impl Backward {
+    /// The engine with these settings.
+    pub fn new(settings: Settings) -> Self {
+        Backward { settings }
+    }
+}
+
+impl Engine for Backward {
+    fn name(&self) -> &'static str {
+        "bwd"
+    }
+
+    fn backend(&self) -> Backend {
+        self.settings.backend_or(Backend::Cvc5)
+    }
+
+    fn solve(&mut self, task: &Task, budget: &Budget, replayer: &mut dyn Replayer) -> Outcome {
+        let sys = task.sliced;
+        let mut notes = vec![];
+        let mut check = TraceCheck::new(replayer);
+        let accelerated = self.accelerate(task, &mut check, &mut notes);
+        let searched = accelerated.as_ref().unwrap_or(sys);
+        let mut oracle = None;
+        if self.settings.brab > 0 {
+            match explore(sys, self.settings.brab, &mut check, &mut notes) {
+                Explored::Trace(t) => return found(t, &mut check, notes),
+                Explored::Oracle(o) => oracle = o,
+            }
+        }
+        let mut run = Restarts { sys, searched, settings: &self.settings, budget, backend: self.backend(), stats: Stats::default(), notes: vec![], graph: None };
+        let (answer, dropped) = run.run(oracle, &mut check);
+        notes.append(&mut check.notes);
+        notes.append(&mut run.notes);
+        if !sys.hints.is_empty() {
+            notes.push(hint_note(sys, dropped, &answer));
+        }
+        let answer = match answer {
+            Answer::Unsafe(Counterexample::Trace(t, _)) => Answer::Unsafe(Counterexample::Trace(t, check.real.take())),
+            a => a,
+        };
+        Outcome { graph: run.graph, ..Outcome::new(answer, run.stats, notes) }
+    }
+}
+
+/// The note on the suggested invariants: how many were kept.
+fn hint_note(sys: &System, dropped: usize, answer: &Answer) -> String {
+    let kept = sys.hints.len() - dropped;
+    match answer {
+        Answer::Safe(_) => format!("{kept} of {} suggested invariants proven and used", sys.hints.len()),
+        _ => format!("{kept} of {} suggested invariants not refuted (nor proven: no answer)", sys.hints.len()),
+    }
+}
+
+/// An answer UNSAFE with a trace the service replayed.
+fn found(t: AbstractTrace, check: &mut TraceCheck, notes: Vec<String>) -> Outcome {
+    Outcome::new(Answer::Unsafe(Counterexample::Trace(t, check.real.take())), Stats::default(), notes)
+}
+
+impl Backward {
+    /// The sliced system with accelerated companions of its counter loops
+    /// (they come last: proofs name the original transitions by position),
+    /// declared to the replay service as companions of the whole system's
+    /// loops; `None` without any.
+    fn accelerate(&self, task: &Task, check: &mut TraceCheck, notes: &mut Vec<String>) -> Option<System> {
+        use crate::transform::companions::companions;
+        if !self.settings.accelerate {
+            return None;
+        }
+        let comps = companions(task.sliced);
+        if comps.is_empty() {
+            return None;
+        }
+        notes.push(format!("accelerated loops: {}", comps.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", ")));
+        let of_whole = companions(task.system);
+        check.replayer().extend(comps.iter().map_while(|c| of_whole.iter().find(|m| m.name == c.name).cloned()).collect());
+        let mut a = task.sliced.clone();
+        a.transitions.extend(comps);
+        Some(a)
+    }
+}
+
+/// What exploring the oracle's instance gave.
+enum Explored<'a> {
+    /// A path of the instance to an unsafe state that replayed.
+    Trace(AbstractTrace),
+    /// The oracle (none when the system has no finite instance).
+    Oracle(Option<Oracle<'a>>),
+}
+
+/// Explores the `procs`-process instance for the oracle. Its path to an
+/// unsafe state, if it has one, is a candidate trace (the instance is never
+/// trusted); when the instance is small, the next larger one is looked at
+/// too, bounded in size, as a bug may need one process more.
+fn explore<'a>(sys: &'a System, procs: usize, check: &mut TraceCheck, notes: &mut Vec<String>) -> Explored<'a> {
+    let t0 = Instant::now();
+    let mut oracle = match Oracle::exploring(sys, procs, ORACLE_CAP, true) {
+        Ok(o) => o,
+        Err(why) => {
+            notes.push(format!("plain backward search (no finite instance: {why})"));
+            return Explored::Oracle(None);
+        }
+    };
+    let bounded = oracle.slack().map_or(String::new(), |s| format!(", growing numbers at most {s} beyond the system's literals"));
+    notes.push(format!(
+        "approximating with the {} reachable states of the {procs}-process instance{bounded}{} (explored in {:.2}s)",
+        oracle.states(),
+        if oracle.complete { "" } else { " (exploration cut short)" },
+        t0.elapsed().as_secs_f64()
+    ));
+    if let Some(t) = oracle.unsafe_trace.take() {
+        match check.replayer().replay_trace(&t) {
+            Ok(Some(ct)) => {
+                notes.push(format!("the {procs}-process instance reaches an unsafe state in {} steps; its path replayed", t.edges.len()));
+                check.real = Some(ct);
+                return Explored::Trace(t);
+            }
+            Ok(None) => notes.push(format!("the {procs}-process instance reaches an unsafe state, but its path did not replay: set aside")),
+            Err(e) => notes.push(format!("the {procs}-process instance reaches an unsafe state; its path not replayed: {e}")),
+        }
+        // the exploration stopped there: the whole of it for the oracle
+        return Explored::Oracle(Oracle::new(sys, procs, ORACLE_CAP).ok());
+    }
+    if oracle.complete && oracle.states() <= 2000 {
+        let procs = oracle.procs() + 1;
+        if let Ok(mut bigger) = Oracle::exploring(sys, procs, 20 * oracle.states().max(100), true) {
+            if let Some(t) = bigger.unsafe_trace.take() {
+                if let Ok(Some(ct)) = check.replayer().replay_trace(&t) {
+                    notes.push(format!("the {procs}-process instance reaches an unsafe state in {} steps; its path replayed", t.edges.len()));
+                    check.real = Some(ct);
+                    return Explored::Trace(t);
+                }
+            }
+        }
+    }
+    Explored::Oracle(Some(oracle))
+}
+
+/// Backward searches restarted until one ends with an answer.
+struct Restarts<'a, 's> {
+    sys: &'a System,
+    searched: &'a System,
+    settings: &'s Settings,
+    budget: &'s Budget,
+    backend: Backend,
+    /// Statistics over every search.
+    stats: Stats,
+    /// Notes on the restarts.
+    notes: Vec<String>,
+    /// The last search's graph, when the settings ask for it.
+    graph: Option<crate::answer::SearchGraph>,
+}
+
+impl<'a> Restarts<'a, '_> {
+    /// The searches' options, the limits being what is left of the run's.
+    fn options(&self, exact: bool, dropped_hints: &[usize]) -> Options {
+        Options {
+            order: self.settings.order,
+            timeout: self.budget.left(),
+            max_nodes: self.budget.max_nodes.map(|n| n.saturating_sub(self.stats.nodes)),
+            max_procs: self.settings.max_procs,
+            backend: self.backend,
+            postpone: if self.settings.postpone { Postpone::MoreProcs } else { Postpone::Never },
+            dropped_hints: dropped_hints.to_vec(),
+            exact,
+        }
+    }
+
+    /// Runs searches until one answers; the answer and the number of
+    /// suggested invariants dropped on the way.
+    fn run(&mut self, mut oracle: Option<Oracle<'a>>, check: &mut TraceCheck) -> (Answer, usize) {
+        let start = Instant::now();
+        let (mut exact, mut dropped_hints) = (false, vec![]);
+        let (mut refuted_here, mut cannot_grow) = (0, false);
+        loop {
+            let mut search = Search::new(self.searched, self.options(exact, &dropped_hints));
+            if let Some(or) = oracle.take() {
+                search = search.with_oracle(or);
+            }
+            let sys = self.searched;
+            let ended = search.run(&mut |t: &AbstractTrace| check.real(sys, t));
+            oracle = search.take_oracle();
+            self.stats.absorb(&search.stats);
+            if self.settings.graph {
+                self.graph = Some(search.graph());
+            }
+            let answer = match ended {
+                Ended::Answer(a) => return (a, dropped_hints.len()),
+                Ended::Refuted(c) => {
+                    let Some(or) = oracle.as_mut() else { return (Answer::Unknown("approximation refuted without an oracle".into()), dropped_hints.len()) };
+                    tracing::debug!("refuted after {:.2}s ({} nodes): {c}", start.elapsed().as_secs_f64(), search.stats.nodes);
+                    or.ban(&c);
+                    refuted_here += 1;
+                    if refuted_here >= GROW_AFTER && or.procs() < 4 && !cannot_grow {
+                        refuted_here = 0;
+                        match self.grow(or, check) {
+                            Growth::Trace(t) => Some(Answer::Unsafe(Counterexample::Trace(t, None))),
+                            Growth::Grown => None,
+                            Growth::Cannot => {
+                                cannot_grow = true;
+                                None
+                            }
+                        }
+                    } else {
+                        None
+                    }
+                }
+                Ended::Inexact => {
+                    self.notes.push(format!(
+                        "a trace was spurious because universal guards were only checked on the processes it names (after {:.2}s): searched again with exact universal guards",
+                        start.elapsed().as_secs_f64()
+                    ));
+                    exact = true;
+                    None
+                }
+                Ended::RefutedHint(h) => {
+                    self.notes.push(format!("suggested invariant {} is reachable: dropped", h + 1));
+                    dropped_hints.push(h);
+                    None
+                }
+            };
+            if let Some(a) = answer {
+                return (a, dropped_hints.len());
+            }
+            self.stats.restarts += 1;
+        }
+    }
+
+    /// Grows the oracle's instance by a process after many refuted
+    /// approximations (the instance is too small to tell).
+    fn grow(&mut self, or: &mut Oracle<'a>, check: &mut TraceCheck) -> Growth {
+        let t0 = Instant::now();
+        let n = GROW_AFTER;
+        let procs = or.procs() + 1;
+        // the bigger instance may reach an unsafe state: its path is a
+        // candidate trace like the search's
+        if let Ok(mut o) = Oracle::exploring(self.sys, procs, ORACLE_CAP, true) {
+            if let Some(t) = o.unsafe_trace.take() {
+                if check.real(self.sys, &t) {
+                    self.notes.push(format!("after {n} refuted approximations: the {procs}-process instance reaches an unsafe state; its path replayed"));
+                    return Growth::Trace(t);
+                }
+            }
+        }
+        // only an instance explored completely is a better oracle
+        match Oracle::new(self.sys, procs, ORACLE_CAP) {
+            Ok(mut bigger) if bigger.complete => {
+                bigger.inherit(or);
+                self.notes.push(format!(
+                    "after {n} refuted approximations: the {}-process instance ({} states, explored in {:.2}s)",
+                    bigger.procs(),
+                    bigger.states(),
+                    t0.elapsed().as_secs_f64()
+                ));
+                *or = bigger;
+                Growth::Grown
+            }
+            _ => Growth::Cannot,
+        }
+    }
+}
+
+/// What growing the oracle's instance gave.
+enum Growth {
+    /// The bigger instance reaches an unsafe state by a path that replayed.
+    Trace(AbstractTrace),
+    /// The oracle is the bigger instance now.
+    Grown,
+    /// No complete exploration of the bigger instance: the oracle stays.
+    Cannot,
+}

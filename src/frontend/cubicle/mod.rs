@@ -1,0 +1,125 @@
+//! The Cubicle input language (`.cub`), as the benchmark files write it
+//! (see `bench/NOTES.md`), lowered into the [`System`] IR.
+//!
+//! Reading happens in three steps: a `nom` lexer (identifiers, numbers,
+//! process constants `#n`, punctuation, nested `(* … *)` comments), a
+//! recursive-descent parser into a small located syntax tree, and an
+//! elaborator that type-checks every formula and builds the system.
+//!
+//! Semantics decided here (each checked against Cubicle's own sources):
+//! - `type t = A | B` is an enumeration whose constructors are global
+//!   constants; `type t` alone is an uninterpreted sort; `bool`, `int`,
+//!   `real`, `proc` are built in; `True`/`False` (and `true`/`false`) are
+//!   the Boolean values.
+//! - `var X : t` is a scalar, `array A[proc] : t` (or `A[proc, proc]`) an
+//!   array over processes, `const C : t` a rigid constant
+//!   ([`System::consts`]); `number_procs N` is kept as an option and bounds
+//!   the process constants `#1 … #N`.
+//! - `#n` is the rigid constant `#n` of the index sort, added to
+//!   [`System::consts`]; when there are several, one axiom with no
+//!   quantified variables states that they are pairwise distinct.
+//! - `init (x y) { φ }` is `∀x y. φ` over *all* pairs (no distinctness
+//!   premise: Cubicle instantiates the variables of `init` with every
+//!   mapping, injective or not). Universal quantifiers in the body are
+//!   pulled out into more variables of the same kind.
+//! - `unsafe (z1 z2) { φ }` and `invariant (…) { φ }` are existential
+//!   cubes over pairwise distinct variables; an `invariant` is a *negated*
+//!   cube to be proven, never assumed ([`System::hints`]). Existential
+//!   quantifiers in the body (`not forall x <> y. …` from an inlined
+//!   predicate) become cube variables: each one is either one of the
+//!   variables already there or a new one (one cube per choice), so the
+//!   distinctness of cube variables loses nothing. Disjunctions that
+//!   contain quantifiers split the formula into several cubes.
+//! - `predicate p(a, b) { φ }` is a macro: a call `p(t, u)` is `φ` with `a`,
+//!   `b` standing for `t`, `u` (its bound variables renamed apart).
+//! - `transition t (x y) requires { g } { actions }`: the parameters are
+//!   pairwise distinct. In the guard, `forall_other j. φ` is the universal
+//!   guard `∀j. j = x ∨ j = y ∨ φ`; `forall j. φ` is `∀j. φ` (every `j`);
+//!   several universals merge into one ([`Transition::uguard`]), and a
+//!   universal over a conjunction is split into one per conjunct.
+//!   `exists_other k. φ` adds a parameter `k` (distinct from the others);
+//!   `exists k. φ` adds one that is either an existing parameter or a new
+//!   one (one transition per choice). A disjunction that contains a
+//!   quantifier splits the transition (named `t.1`, `t.2`, …);
+//!   quantifier-free disjunctions stay inside the guard.
+//! - Actions are simultaneous. `X := e`; `X := case | c : e | _ : e'`
+//!   (first matching case; the last case must be `_`); `A[j] := case …`
+//!   is `λj. ite(…)` with `j` a new name; `A[x] := e` is
+//!   `λj. ite(j = x, e, A[j])`; `let x = e in` names a term.
+//! - `X := .` (or `?`) chooses a value nondeterministically: for an index
+//!   (`proc`) variable the value is a new transition parameter that is
+//!   either an existing parameter or a new process (one transition per
+//!   choice, as for `exists`); for any other sort it is an entry `X?` of
+//!   [`Transition::values`].
+//! - Cubicle accepts two transitions with the same name (flash, german.ctc
+//!   variants); the later ones get a suffix `_2`, `_3`, … and a warning.
+//! - The legacy syntax of `german_subtype.cub` (`require`, `assign { … }`,
+//!   `{| … |}`, whole-array assignment), which Cubicle 1.2 rejects as well,
+//!   is reported as an error naming the construct.
+//!
+//! Quantifiers the IR cannot express are errors, never approximations:
+//! `forall x <> y.` (two variables) in a guard, quantifiers nested inside a
+//! guard's quantifier, existentials in `init`, universals left in a cube,
+//! quantifiers in case conditions or values.
+
+mod elab;
+mod lex;
+mod normalize;
+mod parse;
+mod syntax;
+
+use crate::frontend::{Diagnostic, Parsed};
+use elab::*;
+use lex::*;
+use normalize::*;
+use parse::*;
+use syntax::*;
+
+
+/// Reads a Cubicle file into a system.
+pub fn parse(src: &str) -> Result<Parsed, Diagnostic> {
+    let tokens = lex(src)?;
+    let items = Parser { src, toks: &tokens, i: 0, depth: 0 }.file()?;
+    Elab::new(src).system(&items)
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::logic::{Sort, Term};
+
+    #[test]
+    fn lexes_comments_numbers_and_punctuation() {
+        let toks = lex("(* a (* nested *) comment *) X := 1.50 + #2; A[i] <> B").unwrap();
+        let kinds: Vec<Tok> = toks.into_iter().map(|t| t.tok).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                Tok::Ident("X".into()),
+                Tok::Punct(":="),
+                Tok::Real(150, 100),
+                Tok::Punct("+"),
+                Tok::Proc(2),
+                Tok::Punct(";"),
+                Tok::Ident("A".into()),
+                Tok::Punct("["),
+                Tok::Ident("i".into()),
+                Tok::Punct("]"),
+                Tok::Punct("<>"),
+                Tok::Ident("B".into()),
+            ]
+        );
+        assert!(lex("(* open").unwrap_err().message.contains("unterminated comment"));
+    }
+
+    #[test]
+    fn identifications_count_every_choice() {
+        let v = |n: &str| Term::var(n, Sort::Index);
+        // one new variable, two old ones: equal to either, or new
+        assert_eq!(identifications(&[v("k")], &[v("x"), v("y")]).len(), 3);
+        // two new variables, no old ones: equal or distinct
+        assert_eq!(identifications(&[v("k"), v("l")], &[]).len(), 2);
+    }
+}
+

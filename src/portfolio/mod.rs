@@ -1,0 +1,282 @@
+//! The portfolio: which engines run, in which order, with which share of
+//! the time — as data ([`Phase`]) — and one loop ([`solve`]) that runs the
+//! phases and stops at the first *checked* answer (a SAFE the other solver
+//! certified, an UNSAFE replayed). A single engine is a plan of one phase.
+
+use crate::answer::{CheckResult, Outcome, Verdict};
+use crate::certify::service::{conclude, Checking, Service};
+use crate::engine::{self, Budget, Choice, Settings, Task};
+use crate::reach::interpolate::Method;
+use std::time::{Duration, Instant};
+
+/// One phase of a plan.
+#[derive(Clone, Debug)]
+pub struct Phase {
+    /// The engine.
+    pub engine: Choice,
+    /// What the phase changes in the settings.
+    pub tweak: Tweak,
+    /// Its share of the time.
+    pub share: Share,
+    /// When it runs.
+    pub when: When,
+}
+
+/// What a phase changes in the engines' settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tweak {
+    /// Nothing.
+    None,
+    /// Lazy abstraction's interpolants split into cases.
+    Cases,
+    /// Forward execution's seed moved by this much (other runs).
+    Reseed(u64),
+}
+
+/// A phase's share of the time.
+#[derive(Clone, Copy, Debug)]
+pub enum Share {
+    /// The time limit divided by `of`, at most `cap` (`cap` without a limit).
+    Part {
+        /// The divisor.
+        of: u32,
+        /// The most.
+        cap: Duration,
+    },
+    /// The time limit divided by `of`, at least `floor` but at most half of
+    /// the limit (`floor` without a limit).
+    AtLeast {
+        /// The divisor.
+        of: u32,
+        /// The least.
+        floor: Duration,
+    },
+    /// Half of the time left (`otherwise` without a limit; `None`: unbounded).
+    HalfLeft {
+        /// The share without a time limit.
+        otherwise: Option<Duration>,
+    },
+    /// All the time left.
+    Rest,
+    /// What phase `k` left of its own share.
+    LeftOf(usize),
+}
+
+impl Share {
+    /// The phase's time, given the run's limit and what is left of it.
+    fn time(self, limit: Option<Duration>, left: Option<Duration>, ran: &[Option<Ran>]) -> Option<Duration> {
+        match (self, limit) {
+            (Share::LeftOf(k), _) => ran.get(k).and_then(|r| r.as_ref()).and_then(|r| r.given.map(|g| g.saturating_sub(r.time))),
+            (Share::Part { of, cap }, Some(t)) => Some((t / of).min(cap)),
+            (Share::Part { cap, .. }, None) => Some(cap),
+            (Share::AtLeast { of, floor }, Some(t)) => Some((t / of).max(floor).min(t / 2)),
+            (Share::AtLeast { floor, .. }, None) => Some(floor),
+            (Share::HalfLeft { .. }, Some(_)) => left.map(|l| l / 2),
+            (Share::HalfLeft { otherwise }, None) => otherwise,
+            (Share::Rest, _) => left,
+        }
+    }
+}
+
+/// When a phase runs.
+#[derive(Clone, Copy, Debug)]
+pub enum When {
+    /// Always.
+    Always,
+    /// When the user did not choose the interpolation method and phase `k`
+    /// met cubes that case splits would split.
+    Splittable(usize),
+    /// When phase `k` ended at its time limit.
+    TimedOut(usize),
+    /// When more than this much time is left (always without a limit).
+    TimeLeft(Duration),
+    /// When phase `k` gave up for a reason other than a limit.
+    GaveUp(usize),
+}
+
+/// The plan for a choice of engine on a task: the program portfolio for
+/// `auto` on a program, else the one engine (backward reachability for
+/// `auto` on a protocol) with all the time.
+pub fn plan(choice: Choice, task: &Task) -> Vec<Phase> {
+    let one = |engine| vec![Phase { engine, tweak: Tweak::None, share: Share::Rest, when: When::Always }];
+    match choice {
+        Choice::Auto if task.program => programs(),
+        Choice::Auto => one(Choice::Bwd),
+        c => one(c),
+    }
+}
+
+/// The portfolio for programs: a very short lazy abstraction (most proofs
+/// take a few hundredths of a second), with case splits when projection
+/// met cubes it would split; candidate invariants (proofs interpolants are
+/// slow to find); a glance of forward execution (shallow errors); a short
+/// lazy abstraction (and with case splits); a longer forward execution
+/// (errors behind long loops); candidate invariants again if they ran out
+/// of time; lazy abstraction with half the time left; execution again.
+/// Backward reachability takes over what is left of a lazy abstraction
+/// phase that gave up for a reason other than a limit.
+pub fn programs() -> Vec<Phase> {
+    let ms = Duration::from_millis;
+    let secs = Duration::from_secs;
+    let mut plan = vec![];
+    let mut add = |engine, tweak, share, when| {
+        plan.push(Phase { engine, tweak, share, when });
+        if engine == Choice::Lazy {
+            let k = plan.len() - 1;
+            plan.push(Phase { engine: Choice::Bwd, tweak: Tweak::None, share: Share::LeftOf(k), when: When::GaveUp(k) });
+        }
+        plan.len() - 1
+    };
+    let first = add(Choice::Lazy, Tweak::None, Share::Part { of: 40, cap: ms(250) }, When::Always);
+    add(Choice::Lazy, Tweak::Cases, Share::Part { of: 40, cap: ms(250) }, When::Splittable(first - 1));
+    let guess = add(Choice::Houdini, Tweak::None, Share::Part { of: 4, cap: secs(8) }, When::Always);
+    add(Choice::Run, Tweak::None, Share::Part { of: 20, cap: ms(500) }, When::Always);
+    let quick = add(Choice::Lazy, Tweak::None, Share::Part { of: 4, cap: secs(2) }, When::Always);
+    add(Choice::Lazy, Tweak::Cases, Share::Part { of: 4, cap: secs(2) }, When::Splittable(quick - 1));
+    add(Choice::Run, Tweak::None, Share::AtLeast { of: 10, floor: secs(3) }, When::Always);
+    add(Choice::Houdini, Tweak::None, Share::HalfLeft { otherwise: Some(secs(30)) }, When::TimedOut(guess));
+    add(Choice::Lazy, Tweak::None, Share::HalfLeft { otherwise: None }, When::Always);
+    add(Choice::Run, Tweak::Reseed(1_000_003), Share::Rest, When::TimeLeft(ms(500)));
+    plan
+}
+
+/// What a phase ended with.
+struct Ran {
+    result: CheckResult,
+    /// The time it was given.
+    given: Option<Duration>,
+    /// The time it took.
+    time: Duration,
+    splittable: usize,
+}
+
+/// The run's limits and checking.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// The time limit of the whole run.
+    pub timeout: Option<Duration>,
+    /// The node limit of each search.
+    pub max_nodes: Option<usize>,
+    /// Whether answers are checked, and where proofs are written.
+    pub checking: Checking,
+}
+
+/// Runs the plan's phases until one gives a checked answer; that answer
+/// (with a note on the phases before it when there were several), else
+/// the last undecided answer of an engine that can prove safety.
+pub fn solve(task: &Task, plan: &[Phase], settings: &Settings, limits: &Limits) -> CheckResult {
+    let start = Instant::now();
+    let left = || limits.timeout.map(|t| t.saturating_sub(start.elapsed()));
+    let mut ran: Vec<Option<Ran>> = vec![];
+    let mut last: Option<CheckResult> = None;
+    let names: Vec<String> = plan.iter().map(label).collect();
+    for (k, phase) in plan.iter().enumerate() {
+        if !runs(phase, &ran, settings, left()) {
+            ran.push(None);
+            continue;
+        }
+        let given = if plan.len() == 1 { limits.timeout } else { phase.share.time(limits.timeout, left(), &ran) };
+        let s = tweaked(settings, phase.tweak);
+        tracing::info!("phase {} of {}: {} for {}", k + 1, plan.len(), names[k], given.map_or("the rest of the run".to_string(), |g| format!("{:.2}s", g.as_secs_f64())));
+        let t0 = Instant::now();
+        let (mut result, splittable) = run_engine(task, phase.engine, &s, &Budget::new(given, limits.max_nodes), &limits.checking);
+        let time = t0.elapsed();
+        if matches!(result.verdict, Verdict::Safe | Verdict::Unsafe) {
+            if plan.len() > 1 {
+                result.notes.insert(0, note(&names, &ran, k, time));
+            }
+            return result;
+        }
+        if let Some(why) = crate::engine::stopped() {
+            result.verdict = Verdict::Unknown(why.reason().into());
+            return result;
+        }
+        if phase.engine != Choice::Run || last.is_none() {
+            last = Some(result.clone());
+        }
+        ran.push(Some(Ran { result, given, time, splittable }));
+    }
+    let mut r = last.expect("a plan runs at least one phase");
+    // a timeout is the reason only when the run's time is up
+    if let (Verdict::Unknown(why), Some(l)) = (&r.verdict, left()) {
+        if why == "timeout" && l > Duration::from_secs(1) {
+            let each: Vec<String> = ran.iter().zip(&names).filter_map(|(r, n)| r.as_ref().map(|r| format!("{n}: {}", reason(&r.result.verdict)))).collect();
+            r.verdict = Verdict::Unknown(format!("every phase ended undecided with {:.1}s of the time limit left ({})", l.as_secs_f64(), each.join("; ")));
+        }
+    }
+    r
+}
+
+/// Why an undecided phase ended (a phase's timeout is its share's end).
+fn reason(v: &Verdict) -> String {
+    match v {
+        Verdict::Unknown(why) if why == "timeout" => "its share of the time ended".into(),
+        Verdict::Unknown(why) => why.clone(),
+        v => v.word().to_lowercase(),
+    }
+}
+
+/// Whether a phase runs, given what the earlier ones did.
+fn runs(phase: &Phase, ran: &[Option<Ran>], settings: &Settings, left: Option<Duration>) -> bool {
+    let at = |k: usize| ran.get(k).and_then(|r| r.as_ref());
+    match phase.when {
+        When::Always => true,
+        When::Splittable(k) => settings.interpolation.is_none() && at(k).is_some_and(|r| r.splittable > 0),
+        When::TimedOut(k) => at(k).is_some_and(|r| r.result.verdict == Verdict::Unknown("timeout".into())),
+        When::TimeLeft(t) => left.is_none_or(|l| l > t),
+        When::GaveUp(k) => at(k).is_some_and(|r| matches!(&r.result.verdict, Verdict::Unknown(why) if why != "timeout" && why != "node limit")),
+    }
+}
+
+/// The settings with a phase's tweak.
+fn tweaked(settings: &Settings, tweak: Tweak) -> Settings {
+    let mut s = settings.clone();
+    match tweak {
+        Tweak::None => {}
+        Tweak::Cases => s.interpolation = Some(Method::Cases),
+        Tweak::Reseed(d) => s.seed = s.seed.wrapping_add(d),
+    }
+    s
+}
+
+/// One engine on the task within the budget, its answer checked; and the
+/// number of cubes case splits would have split.
+pub fn run_engine(task: &Task, choice: Choice, settings: &Settings, budget: &Budget, checking: &Checking) -> (CheckResult, usize) {
+    let t0 = Instant::now();
+    let mut engine = engine::build(choice, settings).expect("a plan names engines, not auto");
+    let backend = engine.backend();
+    let mut service = Service::new(task.system, backend, checking.certify);
+    let outcome: Outcome = engine.solve(task, budget, &mut service);
+    let splittable = outcome.stats.splittable;
+    let mut result = conclude(task.system, outcome, engine.name(), backend, checking);
+    result.certify_time += service.time;
+    result.time = t0.elapsed();
+    (result, splittable)
+}
+
+/// A phase as notes name it.
+fn label(p: &Phase) -> String {
+    let e = match p.engine {
+        Choice::Houdini => "candidate invariants",
+        Choice::Run => "forward execution",
+        Choice::Lazy => "lazy abstraction",
+        Choice::Bwd => "backward reachability",
+        Choice::Auto => "auto",
+    };
+    match (p.tweak, p.when) {
+        (Tweak::Cases, _) => format!("{e} with interpolants split into cases"),
+        (_, When::GaveUp(_)) => format!("{e} (after lazy abstraction gave up)"),
+        _ => e.to_string(),
+    }
+}
+
+/// The note on phase `k`, which decided in `time`: the phases before it that ran.
+fn note(names: &[String], ran: &[Option<Ran>], k: usize, time: Duration) -> String {
+    let before: Vec<String> = ran.iter().zip(names).filter_map(|(r, n)| r.as_ref().map(|r| format!("{n} {:.2}s", r.time.as_secs_f64()))).collect();
+    let head = format!("portfolio: {} decided in {:.2}s (phase {} of {})", names[k], time.as_secs_f64(), k + 1, names.len());
+    if before.is_empty() {
+        head
+    } else {
+        format!("{head}; undecided before it: {}", before.join(", "))
+    }
+}

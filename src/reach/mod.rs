@@ -1,0 +1,13 @@
+//! The reachability concepts engines share (MCMT, Cubicle, SAFARI): the
+//! pre-image of a cube ([`pre`]), the safety test against the initial
+//! states ([`safety`]), the fixpoint (covering) test ([`fixpoint`]), path
+//! formulas of backward paths ([`path`]), interpolants for refinement
+//! ([`interpolate`]) and term abstraction ([`abstraction`]).
+
+pub mod abstraction;
+pub mod dataflow;
+pub mod fixpoint;
+pub mod interpolate;
+pub mod path;
+pub mod pre;
+pub mod safety;

@@ -1,0 +1,129 @@
+//! SMT-LIB scripts as the solvers see our formulas: process indices and
+//! enumerations are integers (an enumeration's values numbered from 0, or
+//! its subrange), with the same range facts the backends assert (every
+//! enumeration-sorted constant and read, and under a quantifier the ranges
+//! of its variables and of the reads that depend on them as guards);
+//! uninterpreted sorts are declared, every free symbol is declared. Every
+//! file arrax writes for another solver to read (proof obligations, the
+//! invariant, exported systems) goes through this one writer, so that what
+//! a reader checks is what arrax's own solvers were asked.
+
+use super::{enum_terms, guarded_body, range_fact};
+use crate::logic::print::{op_name, symbol};
+use crate::logic::{Op, Sort, Term};
+use std::fmt::Write as _;
+
+/// The SMT-LIB sort a sort is encoded as.
+pub fn sort(s: &Sort) -> String {
+    match s {
+        Sort::Index | Sort::Enum(_) | Sort::Int => "Int".into(),
+        Sort::Array(a) => {
+            let mut t = sort(&a.elem);
+            for i in a.index.iter().rev() {
+                t = format!("(Array {} {})", sort(i), t);
+            }
+            t
+        }
+        Sort::Uninterpreted(n) => symbol(n),
+        other => other.to_string(),
+    }
+}
+
+fn int(n: i64) -> String {
+    if n < 0 {
+        format!("(- {})", n.unsigned_abs())
+    } else {
+        n.to_string()
+    }
+}
+
+/// A term in the solvers' encoding (enumeration constants as integers,
+/// index-sorted binders as `Int`).
+pub fn term(t: &Term) -> String {
+    let mut out = String::new();
+    write_term(&mut out, t);
+    out
+}
+
+fn write_term(out: &mut String, t: &Term) {
+    match t.op() {
+        Op::EnumConst(k) => out.push_str(&int(*k)),
+        Op::Int(n) => out.push_str(&int(*n)),
+        Op::Var(_) | Op::Bool(_) | Op::Real(..) => {
+            let _ = write!(out, "{t}");
+        }
+        Op::Forall(vs) | Op::Exists(vs) | Op::Lambda(vs) => {
+            let kw = match t.op() {
+                Op::Forall(_) => "forall",
+                Op::Exists(_) => "exists",
+                _ => "lambda",
+            };
+            let bound: Vec<String> = vs.iter().map(|v| format!("({} {})", v, sort(v.sort()))).collect();
+            let _ = write!(out, "({kw} ({}) ", bound.join(" "));
+            match t.op() {
+                Op::Lambda(_) => write_term(out, &t.args()[0]),
+                _ => write_term(out, &guarded_body(vs, &t.args()[0], kw == "forall")),
+            }
+            out.push(')');
+        }
+        op => {
+            let _ = write!(out, "({}", op_name(op, t.sort()));
+            for a in t.args() {
+                out.push(' ');
+                write_term(out, a);
+            }
+            out.push(')');
+        }
+    }
+}
+
+fn uninterpreted(s: &Sort, out: &mut Vec<String>) {
+    match s {
+        Sort::Uninterpreted(n) if !out.contains(&n.to_string()) => out.push(n.to_string()),
+        Sort::Array(a) => {
+            for i in &a.index {
+                uninterpreted(i, out);
+            }
+            uninterpreted(&a.elem, out);
+        }
+        _ => {}
+    }
+}
+
+/// Declarations of the given constants: their uninterpreted sorts, each
+/// constant, and the range of each constant of a finite sort.
+pub fn declarations(consts: &[Term]) -> String {
+    let mut out = String::new();
+    let mut sorts = vec![];
+    for c in consts {
+        uninterpreted(c.sort(), &mut sorts);
+    }
+    for s in sorts {
+        let _ = writeln!(out, "(declare-sort {} 0)", symbol(&s));
+    }
+    for c in consts {
+        let _ = writeln!(out, "(declare-const {} {})", c, sort(c.sort()));
+    }
+    for c in consts {
+        if let Some((lo, hi)) = c.sort().finite_range() {
+            let _ = writeln!(out, "(assert (and (<= {} {c}) (<= {c} {})))", int(lo), int(hi));
+        }
+    }
+    out
+}
+
+/// A self-contained script asserting `f` over its free symbols, then
+/// `(check-sat)`; `comment` heads it.
+pub fn check_script(comment: &str, f: &Term) -> String {
+    let mut out = String::new();
+    for line in comment.lines() {
+        let _ = writeln!(out, "; {line}");
+    }
+    out.push_str("(set-logic ALL)\n");
+    out.push_str(&declarations(&crate::logic::free_vars(f)));
+    for fact in enum_terms(f).iter().filter(|e| matches!(e.op(), Op::Select)).filter_map(range_fact) {
+        let _ = writeln!(out, "(assert {})", term(&fact));
+    }
+    let _ = writeln!(out, "(assert {})\n(check-sat)", term(f));
+    out
+}
