@@ -589,7 +589,7 @@ impl<'a> Parser<'a> {
         let d = self.declarator(false)?;
         self.skip_annotations()?;
         if self.is("{") {
-            if let (Some((name, pos)), [Derived::Function(..), ..]) = (&d.0, d.1.as_slice()) {
+            if let (Some((name, pos)), [.., Derived::Function(..)]) = (&d.0, d.1.as_slice()) {
                 let (name, pos) = (name.clone(), *pos);
                 let Type::Function(ret, params, _) = apply(base, d.1) else { unreachable!("a function declarator") };
                 let body = self.block()?;

@@ -92,13 +92,12 @@ impl<'a> Builder<'a> {
                 self.eval_effects(Val::Int(n, IntTy::INT));
                 match &p.at {
                     // the block keeps its base: the same object, its cells kept
-                    Some(at) if self.regions[at.region].alloc && at.idx.last().and_then(as_const) == Some(0) => Val::Ptr(p),
+                    Some(at) if self.regions[at.region].alloc && as_const(&p.flag) == Some(1) && at.idx.last().and_then(as_const) == Some(0) => Val::Ptr(p),
                     None if p.known && as_const(&p.flag) == Some(0) => Val::Alloc(Alloc { zeroed: false, name: name_hint, pos }),
-                    _ if !p.known => {
-                        self.unknown_at(pos);
+                    _ => {
+                        self.defer(pos, "realloc of something other than the start of an allocated block (or null)");
                         Val::Ptr(p)
                     }
-                    _ => return Err(self.unsupported(pos, "realloc of something other than the start of an allocated block")),
                 }
             }
             "free" => {

@@ -85,7 +85,7 @@ impl<'a> Builder<'a> {
                     self.facts_out.write_int(key, true, Some(0));
                 }
                 LeafTy::Ptr(_) => {
-                    self.facts_out.write_ptr(key.clone(), &[Some(0)], None);
+                    self.facts_out.write_ptr(key.clone(), &[Some(Some(0))], None);
                     if self.facts.component(&key, 0) != Some(0) {
                         let v = self.component_var(r, &path, 0, 1, 0)?;
                         self.initial.push(if self.vars[v].dims == 0 { InitFact::Scalar(v, 0) } else { InitFact::Array(v, vec![]) });

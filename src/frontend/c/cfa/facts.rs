@@ -109,17 +109,20 @@ impl Facts {
         f.comps[k] = f.comps[k].and(value);
     }
 
-    /// Records a write of a pointer leaf: the components stored (`None` for
-    /// one not known to be constant; only the flag for a null pointer) and
-    /// the target of a non-null value.
-    pub fn write_ptr(&mut self, key: LeafKey, comps: &[Option<i64>], target: Option<TargetKey>) {
+    /// Records a write of a pointer leaf: the components stored (`Some(None)`
+    /// for one not known to be constant, `None` for one copied from itself,
+    /// which changes nothing; only the flag for a null pointer) and the
+    /// target of a non-null value.
+    pub fn write_ptr(&mut self, key: LeafKey, comps: &[Option<Option<i64>>], target: Option<TargetKey>) {
         let f = self.leaves.entry(key).or_default();
         f.writes += 1;
         if f.comps.len() < comps.len() {
             f.comps.resize(comps.len(), Comp::Unwritten);
         }
         for (c, v) in f.comps.iter_mut().zip(comps) {
-            *c = c.and(*v);
+            if let Some(v) = v {
+                *c = c.and(*v);
+            }
         }
         if let Some(t) = target {
             match &f.target {

@@ -310,9 +310,16 @@ impl<'a> Builder<'a> {
 
     /// Notes that a walk met a pointer whose object it does not know yet.
     pub(super) fn unknown_at(&mut self, pos: Pos) {
+        self.defer(pos, "a pointer whose object is not known statically");
+    }
+
+    /// An unsupported construct that later walks may still resolve (with
+    /// facts this walk did not have): reported only if the facts settle
+    /// with it; the walk goes on.
+    pub(super) fn defer(&mut self, pos: Pos, what: &str) {
         self.facts_out.incomplete = true;
         if self.unknown.is_none() {
-            self.unknown = Some(self.unsupported(pos, "a pointer whose object is not known statically"));
+            self.unknown = Some(self.unsupported(pos, what));
         }
     }
 
@@ -516,19 +523,20 @@ impl<'a> Builder<'a> {
                 _ => self.regions[p.region].leaves.get_mut(&p.path).expect("a pointer leaf").target = Some(t.clone()),
             }
         }
-        let consts: Vec<Option<i64>> = comps.iter().map(|c| self.const_of(c)).collect();
+        // a component copied from itself (`p = realloc(p, n)`) is no write
+        let own = self.regions[p.region].leaves[&p.path].vars.clone();
+        let copied = |k: usize, c: &LExpr| p.idx.is_empty() && matches!(c, LExpr::Scalar(v) if own.get(k) == Some(&Some(*v)));
+        let consts: Vec<Option<Option<i64>>> = comps.iter().enumerate().map(|(k, c)| (!copied(k, c)).then(|| self.const_of(c))).collect();
         if !self.dry {
             self.facts_out.write_ptr(key.clone(), &consts, target.clone());
         }
         let n = target.as_ref().map_or(0, |t| t.2);
         for (k, c) in comps.into_iter().enumerate() {
-            if self.facts.component(&key, k).is_some() && consts[k] == self.facts.component(&key, k) {
+            let Some(value) = consts[k] else { continue };
+            if self.facts.component(&key, k).is_some() && value == self.facts.component(&key, k) {
                 continue;
             }
             let var = self.component_var(p.region, &p.path, k, n.max(k), pos)?;
-            if p.idx.is_empty() && matches!(&c, LExpr::Scalar(v) if *v == var) {
-                continue;
-            }
             let lv = if p.idx.is_empty() { LValue::Scalar(var) } else { LValue::Elem(var, p.idx.clone()) };
             self.put(lv, c, pos)?;
         }
@@ -636,10 +644,21 @@ impl<'a> Builder<'a> {
 
     /// Sets every cell of a region whose indices start with `prefix` to 0
     /// (null for pointers).
+    /// A fill of whole arrays in an object that is new (an allocation's
+    /// instance, or a declaration that runs once) is an initial fact: the
+    /// object's cells were never reachable before.
     pub(super) fn zero_fill(&mut self, r: usize, prefix: &[LExpr]) {
         if self.recording.is_some() {
             return;
         }
+        let fresh = self.regions[r].alloc || !self.in_loop();
+        let mut fill = |b: &mut Self, v: usize| {
+            if fresh && b.vars[v].dims > prefix.len() {
+                b.initial.push(InitFact::Array(v, vec![]));
+            } else {
+                b.emit(Instr::Fill(v, prefix.to_vec(), LExpr::Const(0)));
+            }
+        };
         let mut paths: Vec<Vec<usize>> = self.regions[r].leaves.keys().cloned().collect();
         paths.sort();
         for path in paths {
@@ -651,16 +670,16 @@ impl<'a> Builder<'a> {
                         if !self.dry {
                             self.facts_out.write_int(key, false, None);
                         }
-                        self.emit(Instr::Fill(*v, prefix.to_vec(), LExpr::Const(0)));
+                        fill(self, *v);
                     }
                 }
                 LeafTy::Ptr(_) => {
                     if !self.dry {
-                        self.facts_out.write_ptr(key.clone(), &[Some(0)], None);
+                        self.facts_out.write_ptr(key.clone(), &[Some(Some(0))], None);
                     }
                     if self.facts.component(&key, 0) != Some(0) {
                         if let Ok(v) = self.component_var(r, &path, 0, 1, 0) {
-                            self.emit(Instr::Fill(v, prefix.to_vec(), LExpr::Const(0)));
+                            fill(self, v);
                         }
                     }
                 }
