@@ -276,6 +276,9 @@ struct Builder<'a> {
     unknown: Option<Diagnostic>,
     /// Whether what is built is thrown away (`sizeof`, constant expressions).
     dry: bool,
+    /// Whether a dry run met a pointer whose object is not known (its
+    /// value is then not a constant).
+    dry_unknown: bool,
     /// While a global's initialiser is read: the cells it sets (variable,
     /// indices, value) instead of instructions.
     recording: Option<Vec<(usize, Vec<i64>, i64)>>,
@@ -337,6 +340,7 @@ fn build_once(src: &str, tu: &TranslationUnit, model: DataModel, deadline: Optio
         facts_out: Facts::default(),
         unknown: None,
         dry: false,
+        dry_unknown: false,
         recording: None,
     };
     b.error = b.new_node(1);

@@ -17,8 +17,12 @@ impl<'a> Builder<'a> {
     /// The value of an expression when it is constant (variables the facts
     /// know as constants included); nothing it builds is kept.
     pub(super) fn try_const(&mut self, e: &'a Expr) -> Option<i64> {
-        match self.dry_run(|b| b.value(e)) {
-            Ok(Val::Int(v, _)) => self.const_of(&v),
+        let v = self.dry_run(|b| {
+            let v = b.value(e);
+            Ok((v, std::mem::take(&mut b.dry_unknown)))
+        });
+        match v {
+            Ok((Ok(Val::Int(v, _)), false)) => self.const_of(&v),
             _ => None,
         }
     }
@@ -123,8 +127,10 @@ impl<'a> Builder<'a> {
                 let (_, dims) = self.split_array(&ty);
                 let multi = d.init.is_none() && dims > 0 && self.in_loop();
                 let whole = if multi { Type::Array(Box::new(ty), None) } else { ty };
-                // the initialiser sees the enclosing binding of the name
+                // the name's scope starts at its declarator: the initialiser
+                // sees the new object (`struct S *p = malloc(sizeof *p)`)
                 let r = self.new_region(&d.name, whole, false, multi, false, d.pos)?;
+                self.bind(&d.name, Binding::Region(r));
                 match &d.init {
                     None => self.uninitialised(r),
                     Some(init) => {
@@ -132,7 +138,6 @@ impl<'a> Builder<'a> {
                         self.local_init(&place, init)?;
                     }
                 }
-                self.bind(&d.name, Binding::Region(r));
                 Ok(())
             }
         }

@@ -316,7 +316,12 @@ impl<'a> Builder<'a> {
     /// An unsupported construct that later walks may still resolve (with
     /// facts this walk did not have): reported only if the facts settle
     /// with it; the walk goes on.
+    /// In a dry run only the types count: the value is marked unknown.
     pub(super) fn defer(&mut self, pos: Pos, what: &str) {
+        if self.dry {
+            self.dry_unknown = true;
+            return;
+        }
         self.facts_out.incomplete = true;
         if self.unknown.is_none() {
             self.unknown = Some(self.unsupported(pos, what));
@@ -416,6 +421,11 @@ impl<'a> Builder<'a> {
             // never given an object: null (or, before the facts are known, unknown)
             return Ok(Ptr { flag: LExpr::Const(0), at: None, pointee: declared.clone(), known: !self.first_walk });
         };
+        if r >= self.regions.len() {
+            // its object's region is created later in the walk (`sizeof *p` in p's initialiser)
+            self.defer(pos, "a pointer used before its object is allocated, in the order of the program text");
+            return Ok(Ptr { flag: LExpr::Const(0), at: None, pointee: declared.clone(), known: false });
+        }
         let mut comps = vec![];
         for k in 0..=n {
             comps.push(match self.facts.component(&key, k) {

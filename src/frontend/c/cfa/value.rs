@@ -407,6 +407,9 @@ impl<'a> Builder<'a> {
         self.dry = true;
         let r = f(self);
         self.dry = saved.6;
+        if !self.dry {
+            self.dry_unknown = false;
+        }
         self.nodes.truncate(saved.0);
         self.cur = saved.1;
         self.nodes[self.cur].out = Out::Stop;
