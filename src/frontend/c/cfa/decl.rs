@@ -53,7 +53,7 @@ impl<'a> Builder<'a> {
         if let Some(init) = init {
             self.recording = Some(vec![]);
             let place = self.whole(r);
-            let done = self.init_at(&place, init, true);
+            let done = self.init_at(&place, init);
             let cells = self.recording.take().expect("recording");
             done?;
             let mut by_var: HashMap<usize, Vec<(Vec<i64>, i64)>> = HashMap::new();
@@ -209,7 +209,7 @@ impl<'a> Builder<'a> {
         if matches!(place.ty, Type::Array(..) | Type::Struct(_)) && matches!(init, Init::List(..)) {
             self.zero_fill(place.region, &place.idx.clone());
         }
-        self.init_at(place, init, true)
+        self.init_at(place, init)
     }
 
     /// The variable of a one-dimensional integer array place.
@@ -222,7 +222,7 @@ impl<'a> Builder<'a> {
     }
 
     /// Initialises the object at `place` from `init`.
-    fn init_at(&mut self, place: &Place, init: &'a Init, top: bool) -> R<()> {
+    fn init_at(&mut self, place: &Place, init: &'a Init) -> R<()> {
         match (init, &place.ty) {
             (Init::Expr(e), Type::Array(elem, _)) if matches!(e.kind, ExprKind::Str(_)) && matches!(**elem, Type::Int(_)) => {
                 let ExprKind::Str(bytes) = &e.kind else { unreachable!("a string") };
@@ -242,7 +242,7 @@ impl<'a> Builder<'a> {
                 self.init_list(place, items, &mut k, *pos)
             }
             (Init::List(items, pos), _) => match items.as_slice() {
-                [one] => self.init_at(place, one, top),
+                [one] => self.init_at(place, one),
                 _ => Err(self.unsupported(*pos, "a braced initialiser with several values for a scalar")),
             },
             (Init::Designated(_, _, pos), _) => Err(self.err(*pos, "a designator outside a braced list")),
@@ -266,7 +266,7 @@ impl<'a> Builder<'a> {
                         let j = self.designated(d, &sub, *at)?;
                         target = self.member_place(&target, &sub, j, *at)?;
                     }
-                    self.init_at(&target, v, false)?;
+                    self.init_at(&target, v)?;
                     *k += 1;
                 }
                 item => {
@@ -278,7 +278,7 @@ impl<'a> Builder<'a> {
                     if elide {
                         self.init_list(&target, items, k, pos)?;
                     } else {
-                        self.init_at(&target, item, false)?;
+                        self.init_at(&target, item)?;
                         *k += 1;
                     }
                 }

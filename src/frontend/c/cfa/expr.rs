@@ -352,7 +352,7 @@ pub(super) fn fold(e: LExpr) -> LExpr {
             (Some(x), Some(y)) => op.apply(x, y),
             _ => None,
         },
-        LExpr::Pow2(w, a) => c(a).map(|k| 1i64.checked_shl(k.rem_euclid(*w as i64) as u32).filter(|p| *p > 0)).flatten(),
+        LExpr::Pow2(w, a) => c(a).and_then(|k| 1i64.checked_shl(k.rem_euclid(*w as i64) as u32).filter(|p| *p > 0)),
         LExpr::Cmp(op, a, b) => match (c(a), c(b)) {
             (Some(x), Some(y)) => Some(match op {
                 Cmp::Lt => x < y,

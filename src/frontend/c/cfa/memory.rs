@@ -23,6 +23,10 @@
 use super::facts::TargetKey;
 use super::*;
 
+/// A leaf of a type: its field path, what it holds, the dimensions of the
+/// arrays on the way, and a name suffix (`.f.g`).
+type LeafSpec = (Vec<usize>, LeafTy, usize, String);
+
 /// What a leaf holds.
 #[derive(Clone, Debug)]
 pub(super) enum LeafTy {
@@ -57,15 +61,13 @@ pub(super) struct Region {
     /// The type of the whole region: the variable's type; for allocations
     /// an array of the element type (of arrays, with instance numbers).
     pub whole: Type,
-    /// Leading dimensions (the instance number first when `multi`).
+    /// Leading dimensions (the instance number first when numbered).
     pub dims: usize,
-    /// Whether objects are numbered by instance.
-    pub multi: bool,
     /// Whether it starts zeroed (globals).
     pub global: bool,
     /// Whether it is an allocation site.
     pub alloc: bool,
-    /// The instance counter of a numbered region.
+    /// The instance counter of a region whose objects are numbered.
     pub counter: Option<usize>,
     /// Leaves by field path.
     pub leaves: HashMap<Vec<usize>, Leaf>,
@@ -148,7 +150,7 @@ impl<'a> Builder<'a> {
         if let Some(c) = counter {
             self.initial.push(InitFact::Scalar(c, 0));
         }
-        let mut region = Region { name: name.to_string(), whole, dims, multi, global, alloc, counter, leaves: HashMap::new() };
+        let mut region = Region { name: name.to_string(), whole, dims, global, alloc, counter, leaves: HashMap::new() };
         for (path, ty, inner, suffix) in leaves {
             let total = dims + inner;
             let lname = format!("{name}{suffix}");
@@ -164,7 +166,7 @@ impl<'a> Builder<'a> {
 
     /// The leaves of a (non-array) type: field path, what it holds, the
     /// dimensions of the arrays on the way, and a name suffix (`.f.g`).
-    fn leaves_of(&self, t: &Type, pos: Pos) -> R<Vec<(Vec<usize>, LeafTy, usize, String)>> {
+    fn leaves_of(&self, t: &Type, pos: Pos) -> R<Vec<LeafSpec>> {
         Ok(match t {
             Type::Int(i) => vec![(vec![], LeafTy::Int(*i), 0, String::new())],
             Type::Pointer(p) => vec![(vec![], LeafTy::Ptr((**p).clone()), 0, String::new())],
@@ -334,11 +336,11 @@ impl<'a> Builder<'a> {
     /// allocations take their type from `want`, the pointed-to type).
     pub(super) fn ptr_of(&mut self, e: &'a Expr, want: Option<&Type>) -> R<Ptr> {
         let v = self.value(e)?;
-        self.to_ptr(v, want, e.pos)
+        self.ptr_from(v, want, e.pos)
     }
 
     /// Converts a value to a pointer (see [`Builder::ptr_of`]).
-    pub(super) fn to_ptr(&mut self, v: Val, want: Option<&Type>, pos: Pos) -> R<Ptr> {
+    pub(super) fn ptr_from(&mut self, v: Val, want: Option<&Type>, pos: Pos) -> R<Ptr> {
         match v {
             Val::Ptr(p) => Ok(p),
             Val::Obj(place) => match place.ty.clone() {
@@ -475,7 +477,7 @@ impl<'a> Builder<'a> {
                 self.store_int(p, e, init, pos)
             }
             Type::Pointer(pt) => {
-                let ptr = self.to_ptr(v, Some(&pt), pos)?;
+                let ptr = self.ptr_from(v, Some(&pt), pos)?;
                 let ptr = self.cast_ptr(ptr, &pt, pos)?;
                 self.store_ptr(p, ptr, pos)
             }
@@ -662,7 +664,7 @@ impl<'a> Builder<'a> {
             return;
         }
         let fresh = self.regions[r].alloc || !self.in_loop();
-        let mut fill = |b: &mut Self, v: usize| {
+        let fill = |b: &mut Self, v: usize| {
             if fresh && b.vars[v].dims > prefix.len() {
                 b.initial.push(InitFact::Array(v, vec![]));
             } else {

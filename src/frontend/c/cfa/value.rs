@@ -3,7 +3,7 @@
 //! every kind of place; pointer arithmetic, comparisons and differences;
 //! `sizeof`; truth values of conditions.
 
-use super::memory::{plus, Place, Ptr, Val, UNKNOWN};
+use super::memory::{Place, Ptr, Val, UNKNOWN};
 use super::*;
 
 impl<'a> Builder<'a> {
@@ -147,23 +147,23 @@ impl<'a> Builder<'a> {
                     (Val::Int(k, kt), p) => (p, k, kt),
                     _ => unreachable!("one operand is an integer"),
                 };
-                let p = self.to_ptr(p, None, e.pos)?;
+                let p = self.ptr_from(p, None, e.pos)?;
                 let k = self.convert(k, kt, self.ptrdiff(), e.pos)?;
                 let k = if op == BinOp::Sub { fold(LExpr::Neg(bx(k))) } else { k };
                 Ok(Val::Ptr(self.ptr_add(p, k, e.pos)?))
             }
             BinOp::Sub => {
-                let (p, q) = (self.to_ptr(x, None, e.pos)?, self.to_ptr(y, None, e.pos)?);
+                let (p, q) = (self.ptr_from(x, None, e.pos)?, self.ptr_from(y, None, e.pos)?);
                 let (i, j) = self.offsets(&p, &q, e.pos)?;
                 Ok(Val::Int(fold(LExpr::Arith(Arith::Sub, bx(i), bx(j))), self.ptrdiff()))
             }
             BinOp::Eq | BinOp::Ne => {
-                let (p, q) = (self.to_ptr(x, None, e.pos)?, self.to_ptr(y, None, e.pos)?);
+                let (p, q) = (self.ptr_from(x, None, e.pos)?, self.ptr_from(y, None, e.pos)?);
                 let eq = self.ptr_eq(&p, &q);
                 Ok(Val::Int(if op == BinOp::Eq { eq } else { fold(LExpr::Not(bx(eq))) }, int))
             }
             BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge => {
-                let (p, q) = (self.to_ptr(x, None, e.pos)?, self.to_ptr(y, None, e.pos)?);
+                let (p, q) = (self.ptr_from(x, None, e.pos)?, self.ptr_from(y, None, e.pos)?);
                 let (i, j) = self.offsets(&p, &q, e.pos)?;
                 Ok(match op {
                     BinOp::Lt => cmp(Cmp::Lt, i, j),
@@ -356,7 +356,7 @@ impl<'a> Builder<'a> {
                 Ok(Val::Int(fold(LExpr::Ite(bx(c), bx(x), bx(y))), t))
             }
             (x, y) => {
-                let (p, q) = (self.to_ptr(x, None, a.pos)?, self.to_ptr(y, None, b.pos)?);
+                let (p, q) = (self.ptr_from(x, None, a.pos)?, self.ptr_from(y, None, b.pos)?);
                 self.choose_ptr(c, p, q, e.pos).map(Val::Ptr)
             }
         }
