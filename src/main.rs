@@ -120,6 +120,30 @@ struct CheckArgs {
     /// `unreach-call` (`G ! call(reach_error())`) is supported.
     #[arg(long, value_name = "FILE")]
     property: Option<PathBuf>,
+    /// The C data model (widths of `long` and pointers), over a task
+    /// file's `data_model` (default ILP32).
+    #[arg(long, value_enum)]
+    data_model: Option<DataModelArg>,
+}
+
+/// The C data models, as SV-COMP names them.
+#[derive(Clone, Copy, ValueEnum)]
+enum DataModelArg {
+    /// 32-bit `int`, `long` and pointers.
+    #[value(name = "ILP32", alias = "ilp32")]
+    Ilp32,
+    /// 32-bit `int`, 64-bit `long` and pointers.
+    #[value(name = "LP64", alias = "lp64")]
+    Lp64,
+}
+
+impl From<DataModelArg> for arrax::frontend::c::DataModel {
+    fn from(m: DataModelArg) -> Self {
+        match m {
+            DataModelArg::Ilp32 => Self::Ilp32,
+            DataModelArg::Lp64 => Self::Lp64,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -148,13 +172,13 @@ enum SolverArg {
 }
 
 fn load(file: &Path) -> Result<frontend::Parsed, ExitCode> {
-    load_until(file, None, false)
+    load_until(file, frontend::Reading::default(), false)
 }
 
 /// Reads a model; a front end stopped by the deadline answers UNKNOWN
 /// (exit 3; one JSON object with `json`).
-fn load_until(file: &Path, deadline: Option<std::time::Instant>, json: bool) -> Result<frontend::Parsed, ExitCode> {
-    match frontend::parse_file_until(file, deadline) {
+fn load_until(file: &Path, reading: frontend::Reading, json: bool) -> Result<frontend::Parsed, ExitCode> {
+    match frontend::read_file(file, reading) {
         Ok(p) => {
             for w in &p.warnings {
                 eprintln!("{}: warning: {}", file.display(), w);
@@ -207,7 +231,7 @@ fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Parse { file, lowered } => match load(&file) {
             Ok(p) => {
-                let is_c = matches!(frontend::Format::of_path(&file), frontend::Format::C | frontend::Format::SvTask);
+                let is_c = matches!(frontend::Format::of_path(&file), Some(frontend::Format::C | frontend::Format::SvTask));
                 if is_c && !lowered {
                     let s = &p.system;
                     let locations = s.enums.first().and_then(|e| match &e.values {
@@ -245,7 +269,8 @@ fn check(args: CheckArgs) -> ExitCode {
     if let Some(t) = args.timeout {
         hard_deadline(Duration::from_secs_f64(t), args.json, args.file.display().to_string());
     }
-    let parsed = match load_until(&args.file, deadline, args.json) {
+    let reading = frontend::Reading { deadline, data_model: args.data_model.map(Into::into) };
+    let parsed = match load_until(&args.file, reading, args.json) {
         Ok(p) => p,
         Err(c) => return c,
     };

@@ -183,8 +183,18 @@ fn task_files() {
     let t = svcomp::parse("input_files:\n  - p.c\nproperties:\n  - property_file: ../properties/unreach-call.prp\n").unwrap();
     assert_eq!((t.data_model, t.expected), (DataModel::Ilp32, None));
     let d = svcomp::parse("input_files: 'p.i'\nproperties:\n  - property_file: ../properties/valid-memsafety.prp\n").unwrap_err();
-    assert_eq!((d.line, d.col), (3, 5), "{d}");
+    assert_eq!((d.line, d.col), (3, 20), "{d}");
     assert!(d.message.contains("only unreach-call"), "{d}");
+    // Flow style, as YAML allows.
+    let t = svcomp::parse("input_files: ['s1.i']\nproperties: [{property_file: unreach-call.prp, expected_verdict: true}]\noptions: {data_model: LP64}\n").unwrap();
+    assert_eq!((t.input.as_path(), t.data_model, t.expected), (Path::new("s1.i"), DataModel::Lp64, Some(true)));
+    let d = svcomp::parse("input_files: ['a.c', 'b.c']\nproperties: [{property_file: unreach-call.prp}]\n").unwrap_err();
+    assert!(d.message.contains("several input files"), "{d}");
+    let d = svcomp::parse("input_files: a.c\nproperties: [{property_file: unreach-call.prp}]\noptions:\n  data_model: ILP16\n").unwrap_err();
+    assert_eq!((d.line, d.col, d.message.contains("ILP16")), (4, 15, true), "{d}");
+    // Malformed YAML is located.
+    let d = svcomp::parse("input_files: [a.c\nproperties: x\n").unwrap_err();
+    assert!(d.line >= 1 && d.message.starts_with("task file:"), "{d}");
 }
 
 /// The hand-lowered MCMT versions in `models/c-lowered/` read, and announce

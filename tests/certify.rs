@@ -54,7 +54,7 @@ fn a_reachable_cube_fails_initiation() {
     // "some process is idle" holds initially
     let z1 = arrax::system::cube::zvar(0, &sys.index_sort());
     let a = sys.vars[sys.var("a").unwrap()].term.clone();
-    let idle = arrax::logic::Term::eq(&arrax::logic::Term::select(&a, &[z1.clone()]), &arrax::logic::Term::int(0));
+    let idle = arrax::logic::Term::eq(&arrax::logic::Term::select(&a, std::slice::from_ref(&z1)), &arrax::logic::Term::int(0));
     proof.invariant.push(arrax::system::cube::Cube::plain(vec![z1], vec![idle]));
     proof.hints.push(vec![]);
     let cert = certify_safe(&sys, &proof, Backend::Cvc5, 10_000);

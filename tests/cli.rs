@@ -75,9 +75,16 @@ fn bad_input_gets_file_line_col_and_exit_2() {
             assert!(!err.contains("panicked"), "{name}: {err}");
         }
     }
-    let (code, _, err) = arrax(&["check", dir.join("missing.mcmt").to_str().unwrap()]);
+    // Problems of the whole file have no position: `file: message`.
+    let missing = dir.join("missing.mcmt");
+    let (code, _, err) = arrax(&["check", missing.to_str().unwrap()]);
     assert_eq!(code, 2);
-    assert!(err.contains(":1:1:"), "{err}");
+    assert!(err.starts_with(&format!("{}: cannot read the file:", missing.display())), "{err}");
+    let unknown = dir.join("model.txt");
+    std::fs::write(&unknown, ":local a bool\n").unwrap();
+    let (code, _, err) = arrax(&["check", unknown.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.starts_with(&format!("{}: unknown input language", unknown.display())) && err.contains(".cub"), "{err}");
 }
 
 #[test]
@@ -174,7 +181,7 @@ fn task_files_name_their_program_and_property() {
     assert_eq!((code, out.lines().next()), (0, Some("TRUE")), "{out}{err}");
     let (code, _, err) = arrax(&["check", &yml("memsafety.yml")]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.starts_with(&format!("{}:4:5: unsupported: property", yml("memsafety.yml"))), "{err}");
+    assert!(err.starts_with(&format!("{}:4:20: unsupported: property", yml("memsafety.yml"))), "{err}");
     assert!(err.contains("only unreach-call"), "{err}");
     // an error in the program is located in the program's file
     let (code, _, err) = arrax(&["parse", &yml("bad.yml")]);
@@ -329,4 +336,25 @@ fn memory_limit_gives_unknown() {
     let _ = std::fs::remove_file(&file);
     assert_eq!(code, 3, "{out}{err}");
     assert_eq!(last_line(&out), "UNKNOWN (memory)", "{out}");
+}
+
+/// `--data-model` sets the width of `long` (over a task file's own).
+#[test]
+fn data_model_option() {
+    let prog = "tests/c_programs/long_width.c";
+    let (code, out, err) = arrax(&["check", "--svcomp", prog]);
+    assert_eq!((code, out.lines().next()), (0, Some("TRUE")), "{out}{err}");
+    let (code, out, err) = arrax(&["check", "--svcomp", "--data-model", "LP64", prog]);
+    assert_eq!((code, out.lines().next()), (1, Some("FALSE")), "{out}{err}");
+    let dir = std::env::temp_dir().join(format!("arrax-cli-dm-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let program = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(prog);
+    let task = dir.join("t.yml");
+    let yaml = format!("input_files: '{}'\nproperties: [{{property_file: unreach-call.prp}}]\noptions: {{language: C, data_model: LP64}}\n", program.display());
+    std::fs::write(&task, yaml).unwrap();
+    let (code, out, _) = arrax(&["check", "--svcomp", task.to_str().unwrap()]);
+    assert_eq!((code, out.lines().next()), (1, Some("FALSE")), "{out}");
+    let (code, out, _) = arrax(&["check", "--svcomp", "--data-model", "ILP32", task.to_str().unwrap()]);
+    assert_eq!((code, out.lines().next()), (0, Some("TRUE")), "{out}");
+    assert_eq!(arrax(&["check", "--data-model", "LP32", prog]).0, 2);
 }

@@ -134,7 +134,7 @@ impl<'a> Instance<'a> {
     fn all_states(&self) -> Option<Vec<Vec<i64>>> {
         let mut doms = vec![];
         for v in &self.m.vars {
-            doms.extend(std::iter::repeat(v.dom.size()).take(if v.array { self.size } else { 1 }));
+            doms.extend(std::iter::repeat_n(v.dom.size(), if v.array { self.size } else { 1 }));
         }
         let count = doms.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d as usize).filter(|&c| c <= MAX_STATES))?;
         let mut out = Vec::with_capacity(count);

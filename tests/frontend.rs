@@ -207,7 +207,7 @@ fn files_that_cannot_be_read_or_are_not_text() {
     assert_eq!((d.line, d.col), (1, 1));
     assert!(d.message.contains("not UTF-8"), "{d}");
     let d = parse_file(&dir.join("missing.mcmt")).err().expect("a missing file is an error");
-    assert_eq!((d.line, d.col), (1, 1));
+    assert_eq!((d.line, d.col), (0, 0), "a problem of the whole file has no position");
     assert!(d.message.contains("cannot read"), "{d}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -42,7 +42,10 @@ fn named_proc(i: usize, isort: &Sort) -> Term {
     Term::var(&format!("p!{}", i + 1), isort.clone())
 }
 
-fn unroll(sys: &System, trace: &AbstractTrace, procs: usize) -> Option<(Unrolling, Vec<(usize, Vec<usize>)>)> {
+/// The steps of a trace: transition and the processes of its parameters.
+type Steps = Vec<(usize, Vec<usize>)>;
+
+fn unroll(sys: &System, trace: &AbstractTrace, procs: usize) -> Option<(Unrolling, Steps)> {
     let isort = sys.index_sort();
     let ps: Vec<Term> = (0..procs).map(|p| proc_lit(p, &isort)).collect();
     let n0 = trace.cubes[0].arity();

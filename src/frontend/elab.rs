@@ -480,7 +480,7 @@ impl<'a> Env<'a> {
                 if !ts[0].sort().is_int_like() {
                     return Err(self.mismatch(&args[0], &Sort::Int, ts[0].sort(), e));
                 }
-                if !(self.nonlinear && !ts[1].is_value()) {
+                if !self.nonlinear || ts[1].is_value() {
                     self.nonzero_literal(&args[1], &ts[1])?;
                 }
                 Ok(if op == "div" { Term::div(&ts[0], &ts[1]) } else { Term::modulo(&ts[0], &ts[1]) })

@@ -39,6 +39,11 @@ impl Diagnostic {
     pub fn timeout() -> Self {
         Diagnostic { timed_out: true, ..Diagnostic::new(1, 1, "the time limit ran out while reading the input") }
     }
+    /// A problem with the file as a whole (it cannot be read, its name
+    /// names no input language): no position; rendered `file: message`.
+    pub fn whole_file(message: impl Into<String>) -> Self {
+        Diagnostic::new(0, 0, message)
+    }
     /// A diagnostic at a byte offset of `src`.
     pub fn at(src: &str, offset: usize, message: impl Into<String>) -> Self {
         let (line, col) = line_col(src, offset);
@@ -48,9 +53,14 @@ impl Diagnostic {
     pub fn in_file(self, file: &Path) -> Self {
         Diagnostic { file: Some(file.display().to_string()), ..self }
     }
-    /// The `file:line:col: message` form (`file` unless the diagnostic names its own).
+    /// The `file:line:col: message` form (`file` unless the diagnostic names
+    /// its own; `file: message` for a problem of the whole file).
     pub fn render(&self, file: &str) -> String {
-        format!("{}:{}:{}: {}", self.file.as_deref().unwrap_or(file), self.line, self.col, self.message)
+        let file = self.file.as_deref().unwrap_or(file);
+        match self.line {
+            0 => format!("{file}: {}", self.message),
+            _ => format!("{file}:{}:{}: {}", self.line, self.col, self.message),
+        }
     }
 }
 
@@ -93,16 +103,20 @@ pub enum Format {
 }
 
 impl Format {
-    /// The format a file name suggests (MCMT by default).
-    pub fn of_path(path: &Path) -> Format {
-        match path.extension().and_then(|e| e.to_str()) {
-            Some("arrax") => Format::Canonical,
-            Some("cub") => Format::Cubicle,
-            Some("c" | "i") => Format::C,
-            Some("yml" | "yaml") => Format::SvTask,
-            _ => Format::Mcmt,
+    /// The format a file name's extension names, if it names one.
+    pub fn of_path(path: &Path) -> Option<Format> {
+        match path.extension().and_then(|e| e.to_str())? {
+            "arrax" => Some(Format::Canonical),
+            "cub" => Some(Format::Cubicle),
+            "c" | "i" => Some(Format::C),
+            "yml" | "yaml" => Some(Format::SvTask),
+            "mcmt" | "in" => Some(Format::Mcmt),
+            _ => None,
         }
     }
+
+    /// The extensions [`Format::of_path`] knows, for messages.
+    pub const EXTENSIONS: &'static str = ".mcmt .in (MCMT), .cub (Cubicle), .c .i (C), .yml .yaml (SV-COMP task), .arrax (canonical)";
 }
 
 /// Reads `src` in the given format. Binary input (NUL bytes) is reported at 1:1.
@@ -130,28 +144,45 @@ pub fn parse_str_until(src: &str, format: Format, deadline: Option<Instant>) -> 
     }
 }
 
-/// The text of a file; reading errors and non-UTF-8 contents are reported at 1:1.
+/// The text of a file; a file that cannot be read is a whole-file problem,
+/// non-UTF-8 contents are reported at 1:1.
 pub fn read_text(path: &Path) -> Result<String, Diagnostic> {
-    let bytes =
-        std::fs::read(path).map_err(|e| Diagnostic::new(1, 1, format!("cannot read {}: {e}", path.display())))?;
+    let bytes = std::fs::read(path).map_err(|e| Diagnostic::whole_file(format!("cannot read the file: {e}")))?;
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         Diagnostic::new(1, 1, format!("the file is not UTF-8 text (invalid byte at offset {at}); is it binary?"))
     })
 }
 
-/// Reads a file in the format its name suggests ([`Format::of_path`]).
-/// Reading errors and non-UTF-8 contents are reported at 1:1.
+/// Reads a file in the format its name suggests ([`Format::of_path`]); an
+/// unknown extension is a whole-file problem.
 pub fn parse_file(path: &Path) -> Result<Parsed, Diagnostic> {
     parse_file_until(path, None)
 }
 
 /// [`parse_file`] within a deadline (see [`parse_str_until`]).
 pub fn parse_file_until(path: &Path, deadline: Option<Instant>) -> Result<Parsed, Diagnostic> {
-    let format = Format::of_path(path);
-    if format == Format::SvTask {
-        return c::svcomp::load(path, deadline);
+    read_file(path, Reading { deadline, data_model: None })
+}
+
+/// How a file is read: within a deadline, and under the C data model the
+/// command line names (over a task file's own, over ILP32).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Reading {
+    /// Reading stops with [`Diagnostic::timeout`] when it passes.
+    pub deadline: Option<Instant>,
+    /// The data model of C programs, when the command line names one.
+    pub data_model: Option<c::DataModel>,
+}
+
+/// Reads a file in the format its name suggests, as `reading` says.
+pub fn read_file(path: &Path, reading: Reading) -> Result<Parsed, Diagnostic> {
+    let Some(format) = Format::of_path(path) else {
+        return Err(Diagnostic::whole_file(format!("unknown input language: the file name should end in {}", Format::EXTENSIONS)));
+    };
+    match format {
+        Format::SvTask => c::svcomp::load(path, reading.deadline, reading.data_model),
+        Format::C => c::parse_program_until(&read_text(path)?, reading.data_model.unwrap_or_default(), reading.deadline),
+        _ => parse_str_until(&read_text(path)?, format, reading.deadline),
     }
-    let src = read_text(path)?;
-    parse_str_until(&src, format, deadline)
 }

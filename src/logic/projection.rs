@@ -335,7 +335,7 @@ mod tests {
     fn equalities_substitute() {
         let (i, v) = (int("i"), int("v"));
         let a = Term::var("a", Sort::array(vec![Sort::Int], Sort::Int));
-        let lits = [Term::eq(&v, &Term::add([i.clone(), Term::int(1)])), Term::eq(&Term::select(&a, &[v.clone()]), &Term::int(0))];
+        let lits = [Term::eq(&v, &Term::add([i.clone(), Term::int(1)])), Term::eq(&Term::select(&a, std::slice::from_ref(&v)), &Term::int(0))];
         let (out, kept) = project(&lits, &[v]);
         assert!(kept.is_empty());
         assert_eq!(out, vec![Term::eq(&Term::select(&a, &[Term::add([i, Term::int(1)])]), &Term::int(0))]);
@@ -345,8 +345,8 @@ mod tests {
     fn reads_block_elimination() {
         let v = int("v");
         let a = Term::var("a", Sort::array(vec![Sort::Int], Sort::Int));
-        let lits = [Term::eq(&Term::select(&a, &[v.clone()]), &Term::int(0)), Term::le(&Term::int(0), &v)];
-        let (out, kept) = project(&lits, &[v.clone()]);
+        let lits = [Term::eq(&Term::select(&a, std::slice::from_ref(&v)), &Term::int(0)), Term::le(&Term::int(0), &v)];
+        let (out, kept) = project(&lits, std::slice::from_ref(&v));
         assert_eq!(kept, vec![v]);
         assert_eq!(out.len(), 2);
     }

@@ -29,8 +29,8 @@ fn select_reads_through_lambda_and_store() {
     let j = Term::var("j", Sort::Index);
     let x = Term::var("x", Sort::Index);
     let a = Term::var("a", Sort::array(vec![Sort::Index], Sort::Int));
-    let lam = Term::lambda(&[j.clone()], &Term::ite(&Term::eq(&j, &x), &Term::int(1), &Term::select(&a, &[j.clone()])));
-    assert_eq!(Term::select(&lam, &[x.clone()]), Term::int(1));
+    let lam = Term::lambda(std::slice::from_ref(&j), &Term::ite(&Term::eq(&j, &x), &Term::int(1), &Term::select(&a, std::slice::from_ref(&j))));
+    assert_eq!(Term::select(&lam, std::slice::from_ref(&x)), Term::int(1));
     let st = Term::store(&a, &[Term::int(3)], &Term::int(7));
     assert_eq!(Term::select(&st, &[Term::int(3)]), Term::int(7));
     assert_eq!(Term::select(&st, &[Term::int(4)]), Term::select(&a, &[Term::int(4)]));
@@ -40,10 +40,10 @@ fn select_reads_through_lambda_and_store() {
 fn substitution_respects_binders() {
     let x = Term::var("x", Sort::Int);
     let y = Term::var("y", Sort::Int);
-    let f = Term::and([Term::lt(&x, &y), Term::forall(&[x.clone()], &Term::le(&x, &y))]);
+    let f = Term::and([Term::lt(&x, &y), Term::forall(std::slice::from_ref(&x), &Term::le(&x, &y))]);
     let map = [(x.clone(), Term::int(0))].into_iter().collect();
     let g = substitute(&f, &map);
-    assert_eq!(g, Term::and([Term::lt(&Term::int(0), &y), Term::forall(&[x.clone()], &Term::le(&x, &y))]));
+    assert_eq!(g, Term::and([Term::lt(&Term::int(0), &y), Term::forall(std::slice::from_ref(&x), &Term::le(&x, &y))]));
     assert_eq!(free_vars(&f), vec![x, y]);
 }
 

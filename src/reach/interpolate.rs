@@ -366,9 +366,9 @@ mod tests {
             Term::le(&n, &i),
             Term::le(&Term::int(0), &z),
             Term::lt(&z, &n),
-            Term::eq(&Term::select(&arr, &[z.clone()]), &Term::int(0)).not(),
+            Term::eq(&Term::select(&arr, std::slice::from_ref(&z)), &Term::int(0)).not(),
         ];
-        let a = Cube::normalize(&[z.clone()], &lits);
+        let a = Cube::normalize(std::slice::from_ref(&z), &lits);
         let b = Term::eq(&i, &Term::int(0));
         let shared = [i.clone(), n.clone(), arr.clone()];
         let p = Problem { a: &a, b: &b, local: &[], shared: &shared, abstracted: &[n.clone(), i.clone()], index_sort: Sort::Int };

@@ -609,8 +609,8 @@ mod tests {
         let z1 = zvar(0, &Sort::Index);
         let z2 = zvar(1, &Sort::Index);
         let a = arr("a", Sort::Int);
-        let a1 = Term::select(&a, &[z1.clone()]);
-        let a2 = Term::select(&a, &[z2.clone()]);
+        let a1 = Term::select(&a, std::slice::from_ref(&z1));
+        let a2 = Term::select(&a, std::slice::from_ref(&z2));
         // a[z1] = 3 ∧ (z1 = z2 ∨ a[z1] = 4) is contradictory
         let f = [Term::eq(&a1, &Term::int(3)), Term::or([Term::eq(&z1, &z2), Term::eq(&a1, &Term::int(4))])];
         assert!(Cube::normalize(&[z1.clone(), z2.clone()], &f).is_empty());
@@ -626,7 +626,7 @@ mod tests {
         let z1 = zvar(0, &Sort::Index);
         let z2 = zvar(1, &Sort::Index);
         let a = arr("a", Sort::Int);
-        let sel = |z: &Term| Term::select(&a, &[z.clone()]);
+        let sel = |z: &Term| Term::select(&a, std::slice::from_ref(z));
         let c1 = Cube::normalize(&[z1.clone(), z2.clone()], &[Term::eq(&sel(&z1), &Term::int(1)), Term::eq(&sel(&z2), &Term::int(2))]);
         let c2 = Cube::normalize(&[z1.clone(), z2.clone()], &[Term::eq(&sel(&z2), &Term::int(1)), Term::eq(&sel(&z1), &Term::int(2))]);
         assert_eq!(c1, c2);
@@ -639,7 +639,7 @@ mod tests {
         let a = arr("a", Sort::Int);
         let d = arr("d", Sort::Bool);
         let o = other(&Sort::Index);
-        let sel = |x: &Term, z: &Term| Term::select(x, &[z.clone()]);
+        let sel = |x: &Term, z: &Term| Term::select(x, std::slice::from_ref(z));
         let id: HashMap<Term, Term> = HashMap::new();
         // ¬d[o] ∨ o = z1 simplifies to ¬d[o]: o is none of the cube's processes
         let cond = Term::or([sel(&d, &o).not(), Term::eq(&o, &z1)]);
@@ -660,10 +660,10 @@ mod tests {
         let s = Sort::Enum(d);
         let z1 = zvar(0, &Sort::Index);
         let a = arr("a", s.clone());
-        let r = Term::select(&a, &[z1.clone()]);
+        let r = Term::select(&a, std::slice::from_ref(&z1));
         let ne = |v| Term::eq(&r, &Term::int(v)).not();
-        assert!(Cube::normalize(&[z1.clone()], &[ne(1), ne(2), ne(3)]).is_empty());
-        let cs = Cube::normalize(&[z1.clone()], &[ne(1), ne(2)]);
+        assert!(Cube::normalize(std::slice::from_ref(&z1), &[ne(1), ne(2), ne(3)]).is_empty());
+        let cs = Cube::normalize(std::slice::from_ref(&z1), &[ne(1), ne(2)]);
         assert_eq!(cs.len(), 1);
         assert_eq!(cs[0].lits, vec![Term::eq(&r, &Term::int(3))]);
     }
@@ -675,8 +675,8 @@ mod tests {
         let aux = arr("aux", Sort::Real);
         let v = arr("v", Sort::Real);
         let tick = Term::var("tick", Sort::Real);
-        let a1 = Term::select(&aux, &[z1.clone()]);
-        let v2 = Term::select(&v, &[z2.clone()]);
+        let a1 = Term::select(&aux, std::slice::from_ref(&z1));
+        let v2 = Term::select(&v, std::slice::from_ref(&z2));
         let vars = [z1.clone(), z2.clone()];
         // aux[z1] + tick = v[z2] + tick  is  aux[z1] = v[z2]
         let cs = Cube::normalize(&vars, &[Term::eq(&Term::add([a1.clone(), tick.clone()]), &Term::add([v2.clone(), tick.clone()]))]);

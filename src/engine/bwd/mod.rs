@@ -56,7 +56,7 @@ impl Engine for Backward {
         if self.settings.brab > 0 {
             match explore(sys, self.settings.brab, &mut check, &mut notes) {
                 Explored::Trace(t) => return found(t, &mut check, notes),
-                Explored::Oracle(o) => oracle = o,
+                Explored::Oracle(o) => oracle = o.map(|o| *o),
             }
         }
         let mut run = Restarts { sys, searched, settings: &self.settings, budget, backend: self.backend(), stats: Stats::default(), notes: vec![], graph: None };
@@ -116,7 +116,7 @@ enum Explored<'a> {
     /// A path of the instance to an unsafe state that replayed.
     Trace(AbstractTrace),
     /// The oracle (none when the system has no finite instance).
-    Oracle(Option<Oracle<'a>>),
+    Oracle(Option<Box<Oracle<'a>>>),
 }
 
 /// Explores the `procs`-process instance for the oracle. Its path to an
@@ -150,7 +150,7 @@ fn explore<'a>(sys: &'a System, procs: usize, check: &mut TraceCheck, notes: &mu
             Err(e) => notes.push(format!("the {procs}-process instance reaches an unsafe state; its path not replayed: {e}")),
         }
         // the exploration stopped there: the whole of it for the oracle
-        return Explored::Oracle(Oracle::new(sys, procs, ORACLE_CAP).ok());
+        return Explored::Oracle(Oracle::new(sys, procs, ORACLE_CAP).ok().map(Box::new));
     }
     if oracle.complete && oracle.states() <= 2000 {
         let procs = oracle.procs() + 1;
@@ -164,7 +164,7 @@ fn explore<'a>(sys: &'a System, procs: usize, check: &mut TraceCheck, notes: &mu
             }
         }
     }
-    Explored::Oracle(Some(oracle))
+    Explored::Oracle(Some(Box::new(oracle)))
 }
 
 /// Backward searches restarted until one ends with an answer.

@@ -238,7 +238,7 @@ impl<'a> Houdini<'a> {
             }
             done.0.extend(terms.iter().cloned());
             let mut any = false;
-            for map in all_maps(&m.vars, &terms) {
+            for map in all_maps(&m.vars, terms) {
                 let lits: Vec<Term> = m.lits.iter().map(|l| substitute(l, &map)).collect();
                 if lits.iter().any(|l| facts.eval(l).0 == Some(false)) {
                     continue;
@@ -356,10 +356,10 @@ impl<'a> Houdini<'a> {
                 if !self.members[k].alive {
                     continue;
                 }
-                if !pre_cache.contains_key(&k) {
+                if let std::collections::hash_map::Entry::Vacant(e) = pre_cache.entry(k) {
                     let cube = self.members[k].cube.clone();
                     let p = self.pre_images(&cube);
-                    pre_cache.insert(k, p);
+                    e.insert(p);
                 }
                 for p in &pre_cache[&k] {
                     batches.entry(self.place(p)).or_default().push((k, p.clone()));

@@ -132,11 +132,18 @@ impl Vocabulary<'_> {
     }
 }
 
+/// The values an atom may take: lowest, highest, and the free cell (array,
+/// index) it is, if any.
+type Span = (i64, i64, Option<(usize, i64)>);
+
+/// A sign relation at one index and a 0-or-1 relation of another array.
+type SignPair = ((Rel, Atom, Atom), Rel, Atom, Atom);
+
 /// The values an atom may take in a state: its value, or, for a cell no
 /// step has read or written, the whole range of the array's initial
 /// values (the run so far does not depend on it, so each of them gives a
 /// reachable state); with whether it is such a free cell.
-fn value(a: Atom, st: &State, z: i64, z2: i64) -> Option<(i64, i64, Option<(usize, i64)>)> {
+fn value(a: Atom, st: &State, z: i64, z2: i64) -> Option<Span> {
     let cell = |arr: usize, i: i64| {
         let (lo, hi) = st.arrays[arr].peek([i, 0]);
         (lo, hi, (lo < hi).then_some((arr, i)))
@@ -158,7 +165,7 @@ fn value(a: Atom, st: &State, z: i64, z2: i64) -> Option<(i64, i64, Option<(usiz
 }
 
 /// Whether some values of the two atoms are in the relation.
-fn related(rel: Rel, a: Option<(i64, i64, Option<(usize, i64)>)>, b: Option<(i64, i64, Option<(usize, i64)>)>) -> bool {
+fn related(rel: Rel, a: Option<Span>, b: Option<Span>) -> bool {
     let (Some((al, ah, fa)), Some((bl, bh, fb))) = (a, b) else { return false };
     if fa.is_some() && fa == fb {
         // one free cell on both sides
@@ -437,7 +444,7 @@ fn range_relations(w: &Words) -> Vec<(Rel, Atom, Atom)> {
 
 /// Pairs of relations at one index: the sign of one array's element, and
 /// a 0 or 1 of another's.
-fn sign_pairs(w: &Words) -> Vec<((Rel, Atom, Atom), Rel, Atom, Atom)> {
+fn sign_pairs(w: &Words) -> Vec<SignPair> {
     let mut pairs = vec![];
     for &a in &w.arrays {
         for &b in w.arrays.iter().filter(|&&b| b != a) {

@@ -280,14 +280,14 @@ impl<'a> Lazy<'a> {
         let others: Vec<usize> = (0..self.nodes.len()).filter(|k| !own.contains(k) && self.live(*k)).collect();
         let mut coverers = vec![];
         let mut syntactic = 0;
-        for c in label.iter().cloned() {
-            let facts = Facts::of(&c);
+        for c in label {
+            let facts = Facts::of(c);
             let mut used = vec![];
             let mut clauses = vec![];
             let mut subsumed = false;
             'outer: for &o in &others {
                 for p in &self.nodes[o].patterns {
-                    match match_cube(p, &c, &facts) {
+                    match match_cube(p, c, &facts) {
                         Match::Subsumed(_) => {
                             coverers.push(o);
                             subsumed = true;
@@ -306,7 +306,7 @@ impl<'a> Lazy<'a> {
                 syntactic += 1;
                 continue;
             }
-            if clauses.is_empty() || !self.refuted(&c, clauses)? {
+            if clauses.is_empty() || !self.refuted(c, clauses)? {
                 return Ok(None);
             }
             used.sort();

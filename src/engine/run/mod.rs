@@ -228,7 +228,7 @@ impl CellOracle for Chooser<'_> {
 /// How one run ended.
 enum End {
     /// An unsafe cube holds.
-    Found(Execution),
+    Found(Box<Execution>),
     /// The step limit was reached.
     Limit,
     /// The time limit was reached.
@@ -532,7 +532,7 @@ fn execute(set: &Setting, ch: &mut Chooser, limit: u64, observe: &mut impl FnMut
         Ok(c) => c,
         Err(e) => return (e, steps, jumped),
     };
-    (End::Found(recorded(sys, prog, ch, initial, rec, cube)), steps, jumped)
+    (End::Found(Box::new(recorded(sys, prog, ch, initial, rec, cube))), steps, jumped)
 }
 
 /// A fresh initial state with the chooser's values (up to 32 tries to
@@ -665,7 +665,7 @@ pub fn search(sys: &System, opts: &Options) -> Result<Summary, Unsupported> {
             deterministic |= out.choices == 0;
             match out.end {
                 End::Found(execution) => {
-                    sum.found = Some(Found { execution, run: sum.runs - 1, mode });
+                    sum.found = Some(Found { execution: *execution, run: sum.runs - 1, mode });
                     sum.time = start.elapsed();
                     return Ok(sum);
                 }

@@ -2,9 +2,7 @@
 //! (only `unreach-call` is supported) and the data model (ILP32 when the
 //! file does not say).
 //!
-//! The reader understands the small YAML subset task files use:
-//! `key: value` pairs, nested blocks by indentation, `- ` list items,
-//! quoted or bare scalars and `#` comments.
+//! Task files are read as YAML (block or flow style) with `serde_yaml_ng`.
 
 use super::DataModel;
 use crate::frontend::Diagnostic;
@@ -21,119 +19,92 @@ pub struct Task {
     pub expected: Option<bool>,
 }
 
-/// One `key: value` line (or list item) with its position.
-struct Line<'a> {
-    indent: usize,
-    item: bool,
-    key: Option<&'a str>,
-    value: &'a str,
-    line: usize,
-    col: usize,
+/// A task file as written (format 1.0 or 2.0); unknown keys are ignored.
+#[derive(serde::Deserialize)]
+struct TaskFile {
+    input_files: OneOrMany,
+    #[serde(default)]
+    properties: Vec<Property>,
+    #[serde(default)]
+    options: Options,
 }
 
-fn unquote(s: &str) -> &str {
-    let s = s.trim();
-    for q in ['\'', '"'] {
-        if let Some(inner) = s.strip_prefix(q).and_then(|r| r.strip_suffix(q)) {
-            return inner;
-        }
+/// `input_files`: one name or a list of names (block or flow style).
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+#[derive(serde::Deserialize)]
+struct Property {
+    property_file: String,
+    expected_verdict: Option<bool>,
+}
+
+#[derive(serde::Deserialize, Default)]
+struct Options {
+    language: Option<String>,
+    data_model: Option<String>,
+}
+
+/// The position of the first occurrence of `needle` after the key `key` in
+/// `src` (the reader's errors on values point there), else 1:1.
+fn locate(src: &str, key: &str, needle: &str) -> (usize, usize) {
+    let from = src.find(key).unwrap_or(0);
+    match src[from..].find(needle) {
+        Some(i) => crate::frontend::line_col(src, from + i),
+        None => (1, 1),
     }
-    s
 }
 
-fn lines(src: &str) -> Vec<Line<'_>> {
-    let mut out = vec![];
-    for (k, raw) in src.lines().enumerate() {
-        let text = match raw.find(" #") {
-            Some(i) => &raw[..i],
-            None if raw.trim_start().starts_with('#') => "",
-            None => raw,
-        };
-        if text.trim().is_empty() {
-            continue;
-        }
-        let mut indent = text.len() - text.trim_start().len();
-        let mut rest = text.trim_start();
-        let item = rest.starts_with("- ") || rest == "-";
-        if item {
-            rest = rest[1..].trim_start();
-            indent = text.len() - rest.len();
-        }
-        let (key, value) = match rest.find(": ").or_else(|| rest.strip_suffix(':').map(|r| r.len())) {
-            Some(i) if !rest.starts_with(['\'', '"']) => (Some(rest[..i].trim()), rest[i + 1..].trim()),
-            _ => (None, rest.trim()),
-        };
-        out.push(Line { indent, item, key, value, line: k + 1, col: text.len() - rest.len() + 1 });
-    }
-    out
+fn yaml_error(e: serde_yaml_ng::Error) -> Diagnostic {
+    let (line, col) = e.location().map(|l| (l.line(), l.column())).unwrap_or((1, 1));
+    let msg = e.to_string();
+    let msg = msg.split(" at line ").next().unwrap_or(&msg);
+    Diagnostic::new(line.max(1), col.max(1), format!("task file: {msg}"))
 }
 
-/// Reads a task file's text.
+/// Reads a task file's text (YAML, any style).
 pub fn parse(src: &str) -> Result<Task, Diagnostic> {
-    let ls = lines(src);
-    let mut input = None;
-    let mut model = None;
-    let mut props: Vec<(&Line, Option<bool>)> = vec![];
-    let mut section = "";
-    for (k, l) in ls.iter().enumerate() {
-        if l.indent == 0 && !l.item {
-            section = l.key.unwrap_or("");
-            match l.key {
-                Some("input_files") if !l.value.is_empty() => input = Some(unquote(l.value).to_string()),
-                Some("input_files") => {
-                    let first = ls.get(k + 1).filter(|n| n.item && n.key.is_none());
-                    input = first.map(|n| unquote(n.value).to_string());
-                    if ls[k + 1..].iter().take_while(|n| n.indent > 0 || n.item).filter(|n| n.item).count() > 1 {
-                        return Err(Diagnostic::new(l.line, l.col, "unsupported: a task with several input files"));
-                    }
-                }
-                _ => {}
-            }
-            continue;
-        }
-        match (section, l.key) {
-            ("properties", Some("property_file")) => props.push((l, None)),
-            ("properties", Some("expected_verdict")) => {
-                if let Some(last) = props.last_mut() {
-                    last.1 = Some(unquote(l.value) == "true");
-                }
-            }
-            ("options", Some("data_model")) => {
-                model = Some(match unquote(l.value) {
-                    "ILP32" => DataModel::Ilp32,
-                    "LP64" => DataModel::Lp64,
-                    other => return Err(Diagnostic::new(l.line, l.col, format!("unsupported: data model '{other}' (ILP32 or LP64)"))),
-                })
-            }
-            ("options", Some("language")) if unquote(l.value) != "C" => {
-                return Err(Diagnostic::new(l.line, l.col, format!("unsupported: language '{}' (only C)", unquote(l.value))));
-            }
-            _ => {}
-        }
-    }
-    let Some(input) = input else {
-        return Err(Diagnostic::new(1, 1, "the task file names no input file (input_files)"));
+    let file: TaskFile = serde_yaml_ng::from_str(src).map_err(yaml_error)?;
+    let at = |key: &str, needle: &str, msg: String| {
+        let (line, col) = locate(src, key, needle);
+        Diagnostic::new(line, col, msg)
     };
-    let unreach = props.iter().find(|(l, _)| unquote(l.value).ends_with("unreach-call.prp"));
-    let expected = match (unreach, props.first()) {
-        (Some((_, v)), _) => *v,
-        (None, Some((l, _))) => {
-            return Err(Diagnostic::new(
-                l.line,
-                l.col,
-                format!("unsupported: property '{}' (only unreach-call is supported)", unquote(l.value)),
-            ))
+    let input = match file.input_files {
+        OneOrMany::One(f) => f,
+        OneOrMany::Many(fs) if fs.len() == 1 => fs.into_iter().next().unwrap_or_default(),
+        OneOrMany::Many(fs) if fs.is_empty() => return Err(at("input_files", "input_files", "the task file names no input file".into())),
+        OneOrMany::Many(_) => return Err(at("input_files", "input_files", "unsupported: a task with several input files".into())),
+    };
+    if let Some(lang) = file.options.language.as_deref().filter(|l| *l != "C") {
+        return Err(at("language", lang, format!("unsupported: language '{lang}' (only C)")));
+    }
+    let data_model = match file.options.data_model.as_deref() {
+        None | Some("ILP32") => DataModel::Ilp32,
+        Some("LP64") => DataModel::Lp64,
+        Some(other) => return Err(at("data_model", other, format!("unsupported: data model '{other}' (ILP32 or LP64)"))),
+    };
+    let expected = match (file.properties.iter().find(|p| p.property_file.ends_with("unreach-call.prp")), file.properties.first()) {
+        (Some(p), _) => p.expected_verdict,
+        (None, Some(p)) => {
+            let msg = format!("unsupported: property '{}' (only unreach-call is supported)", p.property_file);
+            return Err(at("properties", &p.property_file, msg));
         }
         (None, None) => return Err(Diagnostic::new(1, 1, "the task file names no property (properties)")),
     };
-    Ok(Task { input: PathBuf::from(input), data_model: model.unwrap_or_default(), expected })
+    Ok(Task { input: PathBuf::from(input), data_model, expected })
 }
 
-/// Reads a task file and the program it names, and lowers the program.
-/// Errors in the program are reported against the program's file.
-pub fn load(path: &Path, deadline: Option<std::time::Instant>) -> Result<crate::frontend::Parsed, Diagnostic> {
+/// Reads a task file and the program it names, and lowers the program
+/// (under `data_model` when given, else the task's). Errors in the program
+/// are reported against the program's file.
+pub fn load(path: &Path, deadline: Option<std::time::Instant>, data_model: Option<DataModel>) -> Result<crate::frontend::Parsed, Diagnostic> {
     let src = crate::frontend::read_text(path)?;
-    let task = parse(&src)?;
+    let mut task = parse(&src)?;
+    task.data_model = data_model.unwrap_or(task.data_model);
     let program = path.parent().unwrap_or(Path::new(".")).join(&task.input);
     let csrc = crate::frontend::read_text(&program).map_err(|d| d.in_file(&program))?;
     super::parse_program_until(&csrc, task.data_model, deadline).map_err(|d| d.in_file(&program))

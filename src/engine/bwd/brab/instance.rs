@@ -287,15 +287,18 @@ fn int_domain(sys: &System, procs: usize) -> Vec<i64> {
     out
 }
 
+/// Cells left to enumerate: a cell symbol and the values it takes.
+type Domains = Vec<(usize, Vec<i64>)>;
+
 /// Steps `combo` to the next combination of positions (the first one
 /// fastest), position `k` ranging over `0..len(k)`; false after the last.
 fn next_combination(combo: &mut [usize], len: impl Fn(usize) -> usize) -> bool {
-    for k in 0..combo.len() {
-        combo[k] += 1;
-        if combo[k] < len(k) {
+    for (k, c) in combo.iter_mut().enumerate() {
+        *c += 1;
+        if *c < len(k) {
             return true;
         }
-        combo[k] = 0;
+        *c = 0;
     }
     false
 }
@@ -673,7 +676,7 @@ impl<'a> Instance<'a> {
     /// mention with their domains: they take every value of it, enumerated
     /// here rather than by the solver (one model per combination would cost
     /// a solver call each).
-    fn initial_formula(&self, cs: &CellSymbols) -> Result<(Term, Vec<(usize, Vec<i64>)>), Unsupported> {
+    fn initial_formula(&self, cs: &CellSymbols) -> Result<(Term, Domains), Unsupported> {
         let isort = self.sys.index_sort();
         let mut parts = vec![];
         for q in self.sys.initial.iter().chain(&self.sys.axioms) {
