@@ -182,11 +182,7 @@ impl<'a> Builder<'a> {
                 let mut out = vec![];
                 for (k, f) in fields.iter().enumerate() {
                     let (elem, n) = self.split_array(&f.ty);
-                    let sub = if f.bits.is_some() {
-                        vec![(vec![], LeafTy::Unsupported("bit-fields"), 0, String::new())]
-                    } else {
-                        self.leaves_of(elem, f.pos)?
-                    };
+                    let sub = if f.bits.is_some() { vec![(vec![], LeafTy::Unsupported("bit-fields"), 0, String::new())] } else { self.leaves_of(elem, f.pos)? };
                     let fname = f.name.as_ref().map_or(String::new(), |n| format!(".{n}"));
                     for (p, ty, inner, suffix) in sub {
                         out.push((std::iter::once(k).chain(p).collect(), ty, inner + n, format!("{fname}{suffix}")));
@@ -245,9 +241,7 @@ impl<'a> Builder<'a> {
             ExprKind::Ident(n) => match self.lookup(n).cloned() {
                 Some(Binding::Region(r)) => Ok(self.whole(r)),
                 Some(Binding::Unsupported(what)) => Err(self.unsupported(e.pos, what)),
-                None if self.funcs.contains_key(n.as_str()) || self.declared.contains(n.as_str()) => {
-                    Err(self.unsupported(e.pos, "function pointers"))
-                }
+                None if self.funcs.contains_key(n.as_str()) || self.declared.contains(n.as_str()) => Err(self.unsupported(e.pos, "function pointers")),
                 None => Err(self.err(e.pos, format!("undeclared identifier '{n}'"))),
             },
             ExprKind::Index(a, i) => {
@@ -562,9 +556,7 @@ impl<'a> Builder<'a> {
             return Ok(p);
         }
         match &p.at {
-            Some(at) if !same_object_type(&at.ty, to) => {
-                Err(self.unsupported(pos, "converting a pointer to another type than its object's"))
-            }
+            Some(at) if !same_object_type(&at.ty, to) => Err(self.unsupported(pos, "converting a pointer to another type than its object's")),
             _ => Ok(Ptr { pointee: to.clone(), ..p }),
         }
     }
