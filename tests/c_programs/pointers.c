@@ -38,6 +38,14 @@ int main(void) {
   __VERIFIER_assert(a[0] == 3 && a[7] == 100);
   int *z = 0;
   __VERIFIER_assert(z == 0 && !z && a != 0);
+  int s = 0;
+  for (int k = 0; k < 3; k++) {
+    int t[4];
+    for (int i = 0; i < 4; i++) t[i] = k + i;
+    int *u = t + 1;
+    s += u[2];
+  }
+  __VERIFIER_assert(s == 12);
   free(b);
   free(a);
   return 0;

@@ -271,9 +271,16 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// The place of a whole region.
+    /// The place of a whole region; for a declared array whose objects are
+    /// numbered (declared in a loop), the current object.
     pub(super) fn whole(&self, r: usize) -> Place {
-        Place { region: r, path: vec![], idx: vec![], ty: self.regions[r].whole.clone(), indexed: false }
+        let region = &self.regions[r];
+        match (region.counter, region.alloc, &region.whole) {
+            (Some(c), false, Type::Array(object, _)) => {
+                Place { region: r, path: vec![], idx: vec![LExpr::Scalar(c)], ty: (**object).clone(), indexed: false }
+            }
+            _ => Place { region: r, path: vec![], idx: vec![], ty: region.whole.clone(), indexed: false },
+        }
     }
 
     fn member(&self, p: Place, name: &str, pos: Pos) -> R<Place> {
