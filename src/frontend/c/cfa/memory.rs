@@ -276,9 +276,7 @@ impl<'a> Builder<'a> {
     pub(super) fn whole(&self, r: usize) -> Place {
         let region = &self.regions[r];
         match (region.counter, region.alloc, &region.whole) {
-            (Some(c), false, Type::Array(object, _)) => {
-                Place { region: r, path: vec![], idx: vec![LExpr::Scalar(c)], ty: (**object).clone(), indexed: false }
-            }
+            (Some(c), false, Type::Array(object, _)) => Place { region: r, path: vec![], idx: vec![LExpr::Scalar(c)], ty: (**object).clone(), indexed: false },
             _ => Place { region: r, path: vec![], idx: vec![], ty: region.whole.clone(), indexed: false },
         }
     }
