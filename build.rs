@@ -1,4 +1,5 @@
-//! Makes the pinned solver libraries available: fetches them when missing
+//! Makes the pinned solver libraries and the z3 executable available:
+//! fetches them when missing
 //! (scripts/fetch-solvers.sh), links libcvc5 (cvc5-sys skips linking under
 //! DOCS_RS), copies the libraries to a stable per-user folder and sets the
 //! binaries' RUNPATH so that they run without LD_LIBRARY_PATH — from the
@@ -8,6 +9,8 @@
 //! `$XDG_DATA_HOME/arrax/<versions>/lib`, else
 //! `~/.local/share/arrax/<versions>/lib`), then the checkout's
 //! `solvers/lib`. libz3 is linked by z3-sys through Z3_LIBRARY_PATH_OVERRIDE.
+//! The code is told where the z3 executable is (`ARRAX_Z3`, for `bench
+//! --peer spacer` and the tests).
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -22,7 +25,9 @@ fn main() {
     println!("cargo:rerun-if-changed=solvers/lib/{stamp}");
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=ARRAX_LIB_DIR");
-    if !lib.join(&stamp).exists() {
+    let z3 = root.join("solvers").join("bin").join("z3");
+    println!("cargo:rerun-if-changed=solvers/bin/z3");
+    if !lib.join(&stamp).exists() || !z3.exists() {
         let status = Command::new("bash").arg(root.join("scripts").join("fetch-solvers.sh")).status();
         match status {
             Ok(s) if s.success() => {}
@@ -30,6 +35,7 @@ fn main() {
             Err(e) => panic!("could not run scripts/fetch-solvers.sh: {e}"),
         }
     }
+    println!("cargo:rustc-env=ARRAX_Z3={}", z3.display());
     println!("cargo:rustc-link-search=native={}", lib.display());
     println!("cargo:rustc-link-lib=dylib=cvc5");
     // new dynamic tags: RUNPATH, searched after LD_LIBRARY_PATH

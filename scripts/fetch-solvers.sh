@@ -1,20 +1,29 @@
 #!/usr/bin/env bash
 # Fetch the pinned solver wheels (z3-solver, cvc5) from PyPI, check their
-# sha256, and unpack their shared libraries into solvers/lib (git-ignored).
-# Running it again when the libraries are present does nothing.
+# sha256, and unpack their shared libraries into solvers/lib and the z3
+# executable (with Spacer, for `arrax bench --peer spacer`) into
+# solvers/bin/z3 (all git-ignored). Running it again when they are present
+# does nothing; each part is unpacked only when it is missing.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 dest="$root/solvers"
 lib="$dest/lib"
+bin="$dest/bin"
 stamp="$lib/.fetched-z3-5.4.0.0-cvc5-1.4.2"
 
 Z3_WHEEL=z3_solver-5.4.0.0-py3-none-manylinux_2_27_x86_64.whl
 Z3_SHA=0549ffad554178a59480ba41b5279cfbb27053ed5a2da269ae1a48214d5db34b
 CVC5_WHEEL=cvc5-1.4.2-cp311-cp311-manylinux2014_x86_64.manylinux_2_17_x86_64.whl
 CVC5_SHA=fad09688fd0ee6ef6e8ce81fbf7e2ebaab466bd1b4bd6fefe0dd24ca772d089f
+# the z3 executable inside the z3 wheel
+Z3_BIN_MEMBER=z3_solver-5.4.0.0.data/data/bin/z3
+Z3_BIN_SHA=4bf249abd220d0ae4582536e572aa04019b8dfc91d25135fb6f098d230acfd0d
 
-if [ -f "$stamp" ] && [ -e "$lib/libz3.so" ] && [ -e "$lib/libcvc5.so" ]; then
+have_libs() { [ -f "$stamp" ] && [ -e "$lib/libz3.so" ] && [ -e "$lib/libcvc5.so" ]; }
+have_bin() { [ -x "$bin/z3" ] && echo "$Z3_BIN_SHA  $bin/z3" | sha256sum -c --quiet - >/dev/null 2>&1; }
+
+if have_libs && have_bin; then
   exit 0
 fi
 
@@ -46,6 +55,22 @@ fetch cvc5==1.4.2 manylinux_2_17_x86_64 "$CVC5_WHEEL" "$CVC5_SHA"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+
+if ! have_bin; then
+  python3 - "$work/$Z3_WHEEL" "$Z3_BIN_MEMBER" "$tmp" <<'PY'
+import sys, zipfile
+zipfile.ZipFile(sys.argv[1]).extract(sys.argv[2], sys.argv[3])
+PY
+  echo "$Z3_BIN_SHA  $tmp/$Z3_BIN_MEMBER" | sha256sum -c --quiet - >/dev/null 2>&1 \
+    || die "sha256 mismatch for the z3 executable in $Z3_WHEEL"
+  mkdir -p "$bin"
+  cp -f "$tmp/$Z3_BIN_MEMBER" "$bin/z3.tmp" && chmod +x "$bin/z3.tmp" && mv -f "$bin/z3.tmp" "$bin/z3"
+  echo "fetch-solvers: z3 executable ready in $bin" >&2
+fi
+
+if have_libs; then
+  exit 0
+fi
 python3 - "$work/$Z3_WHEEL" "$work/$CVC5_WHEEL" "$tmp" <<'PY'
 import sys, zipfile
 for w in sys.argv[1:3]:

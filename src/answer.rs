@@ -203,6 +203,18 @@ pub struct Stats {
     /// Cubes interpolated by plain projection that case splits would have
     /// split (lazy abstraction): evidence that case splits may help.
     pub splittable: usize,
+    /// Frames opened (IC3/PDR).
+    pub frames: usize,
+    /// Lemmas learnt (IC3/PDR).
+    pub lemmas: usize,
+    /// Proof obligations created (IC3/PDR).
+    pub obligations: usize,
+    /// Counterexamples to generalisation blocked (IC3/PDR).
+    pub ctgs: usize,
+    /// Solver calls of IC3/PDR's queries.
+    pub calls_pdr: usize,
+    /// Time in IC3/PDR's solver queries.
+    pub t_solver: Duration,
 }
 
 impl Stats {
@@ -226,11 +238,17 @@ impl Stats {
         self.refinements += o.refinements;
         self.calls_itp += o.calls_itp;
         self.splittable += o.splittable;
+        self.frames = self.frames.max(o.frames);
+        self.lemmas += o.lemmas;
+        self.obligations += o.obligations;
+        self.ctgs += o.ctgs;
+        self.calls_pdr += o.calls_pdr;
+        self.t_solver += o.t_solver;
     }
 
     /// Total solver calls.
     pub fn solver_calls(&self) -> usize {
-        self.calls_safety + self.calls_fixpoint + self.calls_sat + self.calls_itp
+        self.calls_safety + self.calls_fixpoint + self.calls_sat + self.calls_itp + self.calls_pdr
     }
 }
 

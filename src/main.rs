@@ -3,7 +3,8 @@
 use arrax::driver::{self, CheckOptions, Verdict};
 use arrax::engine::bwd::Order;
 use arrax::engine::{Choice, Settings};
-use arrax::frontend;
+use arrax::frontend::{self, chc};
+use arrax::system::horn::Horn;
 use arrax::reach::interpolate::Method;
 use arrax::report::{self, json::CheckReport};
 use arrax::smt::Backend;
@@ -30,6 +31,10 @@ enum Command {
         /// Print the lowered system of a C program in canonical form.
         #[arg(long)]
         lowered: bool,
+        /// Write the system in another format instead: `chc`, Horn clauses
+        /// in SMT-LIB (CHC-COMP's format), for any CHC solver.
+        #[arg(long, value_enum)]
+        emit: Option<EmitArg>,
     },
     /// Decide whether the model's unsafe states are reachable.
     Check(CheckArgs),
@@ -84,8 +89,14 @@ struct CheckArgs {
     #[arg(long)]
     no_certify: bool,
     /// Print one JSON object instead of text.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "chc")]
     json: bool,
+    /// Answer in Horn-clause terms (CHC-COMP): `sat` (safe) with a model,
+    /// one `define-fun` per predicate, `unsat` with a derivation, or
+    /// `unknown`; for other inputs, in the terms of their export
+    /// (`parse --emit chc`).
+    #[arg(long, conflicts_with = "svcomp")]
+    chc: bool,
     /// Write the invariant (SAFE) as SMT-LIB to this file.
     #[arg(long)]
     invariant: Option<PathBuf>,
@@ -104,6 +115,10 @@ struct CheckArgs {
     /// Do not accelerate counter loops over processes (backward search).
     #[arg(long)]
     no_accelerate: bool,
+    /// IC3/PDR: how quantified lemmas enter queries (instances over the
+    /// query's index terms, or the solver's quantifier support).
+    #[arg(long, value_enum, default_value_t = arrax::engine::pdr::lemma::Lemmas::Instances)]
+    pdr_lemmas: arrax::engine::pdr::lemma::Lemmas,
     /// Print search statistics, and progress on stderr about once a second
     /// (`-vv`: the search's steps; `-vvv`: everything; `RUST_LOG` overrides).
     #[arg(long, short, action = clap::ArgAction::Count)]
@@ -159,6 +174,12 @@ enum ItpArg {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
+enum EmitArg {
+    /// Horn clauses in SMT-LIB (CHC-COMP's format).
+    Chc,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
 enum SearchArg {
     Bfs,
     Dfs,
@@ -172,25 +193,53 @@ enum SolverArg {
 }
 
 fn load(file: &Path) -> Result<frontend::Parsed, ExitCode> {
-    load_until(file, frontend::Reading::default(), false)
+    load_until(file, frontend::Reading::default(), Style::Text).map(|(p, _)| p)
 }
 
-/// Reads a model; a front end stopped by the deadline answers UNKNOWN
-/// (exit 3; one JSON object with `json`).
-fn load_until(file: &Path, reading: frontend::Reading, json: bool) -> Result<frontend::Parsed, ExitCode> {
-    match frontend::read_file(file, reading) {
+/// How a run's answer is printed: text, one JSON object, or CHC-COMP's
+/// `sat`/`unsat`/`unknown`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Style {
+    Text,
+    Json,
+    Chc,
+}
+
+impl Style {
+    fn of(args: &CheckArgs) -> Style {
+        match (args.json, args.chc) {
+            (true, _) => Style::Json,
+            (false, true) => Style::Chc,
+            _ => Style::Text,
+        }
+    }
+
+    /// Prints an UNKNOWN answer given without the engines' result.
+    fn unknown(self, file: &str, reason: &str, secs: f64) {
+        match self {
+            Style::Json => {
+                let mut r = CheckReport::timed_out(file, secs);
+                r.reason = Some(reason.into());
+                println!("{}", r.to_json());
+            }
+            Style::Chc => println!("unknown\n; {reason}"),
+            Style::Text => println!("UNKNOWN ({reason})"),
+        }
+    }
+}
+
+/// Reads a model, and for Horn clauses the clauses; a front end stopped
+/// by the deadline answers UNKNOWN (exit 3, printed in `style`).
+fn load_until(file: &Path, reading: frontend::Reading, style: Style) -> Result<(frontend::Parsed, Option<Horn>), ExitCode> {
+    match frontend::parse_file_horn(file, reading) {
         Ok(p) => {
-            for w in &p.warnings {
+            for w in &p.0.warnings {
                 eprintln!("{}: warning: {}", file.display(), w);
             }
             Ok(p)
         }
         Err(d) if d.timed_out => {
-            if json {
-                println!("{}", CheckReport::timed_out(&file.display().to_string(), 0.0).to_json());
-            } else {
-                println!("UNKNOWN (timeout)");
-            }
+            style.unknown(&file.display().to_string(), "timeout", 0.0);
             Err(ExitCode::from(3))
         }
         Err(d) => {
@@ -229,7 +278,8 @@ fn main() -> ExitCode {
 /// Runs one command.
 fn run(cli: Cli) -> ExitCode {
     match cli.command {
-        Command::Parse { file, lowered } => match load(&file) {
+        Command::Parse { file, emit: Some(EmitArg::Chc), .. } => emit_chc(&file),
+        Command::Parse { file, lowered, emit: None } => match load(&file) {
             Ok(p) => {
                 let is_c = matches!(frontend::Format::of_path(&file), Some(frontend::Format::C | frontend::Format::SvTask));
                 if is_c && !lowered {
@@ -257,6 +307,25 @@ fn run(cli: Cli) -> ExitCode {
     }
 }
 
+/// `parse --emit chc`: the system as Horn clauses.
+fn emit_chc(file: &Path) -> ExitCode {
+    let parsed = match load(file) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    let header = format!("{}: the system arrax checks, as Horn clauses (arrax parse --emit chc)", file.display());
+    match chc::emit::smtlib(&parsed.system, &header) {
+        Ok(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(why) => {
+            eprintln!("{}:1:1: cannot write as Horn clauses: {why}", file.display());
+            ExitCode::from(2)
+        }
+    }
+}
+
 fn check(args: CheckArgs) -> ExitCode {
     if let Some(t) = args.timeout {
         if !(t.is_finite() && t > 0.0 && t < 1e9) {
@@ -264,17 +333,29 @@ fn check(args: CheckArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     }
+    let style = Style::of(&args);
     // the time limit covers reading the model too
     let deadline = args.timeout.map(|t| std::time::Instant::now() + Duration::from_secs_f64(t));
     if let Some(t) = args.timeout {
-        hard_deadline(Duration::from_secs_f64(t), args.json, args.file.display().to_string());
+        hard_deadline(Duration::from_secs_f64(t), style, args.file.display().to_string());
     }
     let reading = frontend::Reading { deadline, data_model: args.data_model.map(Into::into) };
-    let parsed = match load_until(&args.file, reading, args.json) {
+    let (parsed, horn) = match load_until(&args.file, reading, style) {
         Ok(p) => p,
         Err(c) => return c,
     };
     let sys = &parsed.system;
+    let horn = match (args.chc, horn) {
+        (true, Some(h)) => Some(h),
+        (true, None) => match chc::emit::clauses(sys) {
+            Ok(h) => Some(h),
+            Err(why) => {
+                eprintln!("{}:1:1: --chc: cannot write as Horn clauses: {why}", args.file.display());
+                return ExitCode::from(2);
+            }
+        },
+        (false, _) => None,
+    };
     if let Err(why) = usage(&args, sys) {
         eprintln!("{why}");
         return ExitCode::from(2);
@@ -283,9 +364,14 @@ fn check(args: CheckArgs) -> ExitCode {
     let mut opts = options(&args);
     // what reading the model left of the time limit
     opts.timeout = deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()).max(Duration::from_millis(1)));
-    on_interrupt(args.json, args.file.display().to_string());
+    on_interrupt(style, args.file.display().to_string());
     watch_memory(args.memory.unwrap_or_else(default_memory_mb));
     let r = driver::check(sys, &opts);
+    if let Some(h) = &horn {
+        let (text, code) = report::chc::answer(sys, h, &r);
+        print!("{text}");
+        return ExitCode::from(code);
+    }
     if args.svcomp {
         println!(
             "{}",
@@ -311,7 +397,10 @@ fn check(args: CheckArgs) -> ExitCode {
     } else {
         print!("{}", report::text(sys, &r, args.verbose > 0, args.no_certify));
     }
-    ExitCode::from(r.verdict.exit_code() as u8)
+    // The answer is out: end the process here, without tearing down the
+    // solvers' contexts, the terms and the search (work nobody uses).
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+    std::process::exit(r.verdict.exit_code())
 }
 
 /// The most processes of BRAB's finite instance: beyond, explicit-state
@@ -375,6 +464,7 @@ fn options(args: &CheckArgs) -> CheckOptions {
         brab: args.brab,
         postpone: !args.no_postpone,
         accelerate: !args.no_accelerate,
+        pdr_lemmas: args.pdr_lemmas,
         graph: args.dot.is_some(),
     };
     CheckOptions {
@@ -390,15 +480,11 @@ fn options(args: &CheckArgs) -> CheckOptions {
 
 /// A hard deadline: whatever reading or a search step does, a time limit
 /// ends the run UNKNOWN with exit code 3 shortly after it expires.
-fn hard_deadline(t: Duration, json: bool, file: String) {
+fn hard_deadline(t: Duration, style: Style, file: String) {
     std::thread::spawn(move || {
         let wait = t.mul_f64(1.1) + Duration::from_secs(3);
         std::thread::sleep(wait);
-        if json {
-            println!("{}", CheckReport::timed_out(&file, wait.as_secs_f64()).to_json());
-        } else {
-            println!("UNKNOWN (timeout)");
-        }
+        style.unknown(&file, "timeout", wait.as_secs_f64());
         std::process::exit(3);
     });
 }
@@ -443,7 +529,7 @@ fn init_logging(verbose: u8) {
 /// statistics and `UNKNOWN (interrupted)`, exit code 3. If it has not
 /// ended 5 s later (a long solver call), it is ended at once, the same way
 /// but without statistics; a second signal ends it at once too.
-fn on_interrupt(json: bool, file: String) {
+fn on_interrupt(style: Style, file: String) {
     extern "C" fn stop(_: libc::c_int) {
         if arrax::engine::interrupted() {
             // SAFETY: _exit is async-signal-safe.
@@ -465,13 +551,7 @@ fn on_interrupt(json: bool, file: String) {
             std::thread::sleep(Duration::from_millis(50));
         };
         std::thread::sleep(Duration::from_secs(5));
-        if json {
-            let mut r = CheckReport::timed_out(&file, 0.0);
-            r.reason = Some(why.reason().into());
-            println!("{}", r.to_json());
-        } else {
-            println!("UNKNOWN ({})", why.reason());
-        }
+        style.unknown(&file, why.reason(), 0.0);
         std::process::exit(3);
     });
 }

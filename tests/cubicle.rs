@@ -189,6 +189,19 @@ fn cases_are_first_match_and_array_writes_are_lambdas() {
 }
 
 #[test]
+fn a_scalar_case_without_default_is_arbitrary_where_no_case_applies() {
+    // Cubicle's grammar lets the last case have a condition: the value is then chosen as for `X := .`.
+    let t = transitions("var N : int\nvar P : proc\ntransition t (x)\n{ N := case | N = 0 : 1 | G = True : 2; P := case | G = True : x }\n");
+    assert!(t.contains("(values (N? Int))"), "{t}");
+    assert!(t.contains("(update N (ite (= N 0) 1 (ite G 2 N?)))"), "{t}");
+    assert!(t.contains("(params (x proc) (P? proc))"), "{t}");
+    assert!(t.contains("(update P (ite G x P?))"), "{t}");
+    // A default in the middle is still an error.
+    let d = cub_err(&with_pre("transition t (x)\n{ G := case | _ : True | G = True : False }\n"));
+    assert!(d.message.contains("must come last"), "{d}");
+}
+
+#[test]
 fn init_quantifies_over_all_tuples_and_unsafe_over_distinct_ones() {
     let p = cub("type loc = Idle | Crit\narray S[proc] : loc\narray C[proc, proc] : bool\n\
          init (x y) { S[x] = Idle && C[x, y] = False }\nunsafe (z1 z2) { S[z1] = Crit && S[z2] = Crit && z1 <> z2 }\n\
@@ -318,7 +331,7 @@ const BAD: &[(&str, usize, usize, &str)] = &[
          transition t (n)\n{ S[j] := case | j = n : Crit }\n",
         6,
         18,
-        "the last case must be the default '| _ : …'",
+        "an element-wise case assignment to 'S' without the default '| _ : …' is not supported",
     ),
     ("type loc = Idle | Crit\narray S[proc] : loc\ninit (z) { S[z] = Idle }\n", 1, 1, "no 'unsafe' section"),
 ];

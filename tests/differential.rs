@@ -15,6 +15,7 @@ mod random_system;
 
 use arrax::answer::Value;
 use arrax::driver::{check, CheckOptions, CheckResult, Verdict};
+use arrax::engine::Choice;
 use arrax::frontend::{parse_str, Format};
 use arrax::logic::Op;
 use arrax::system::System;
@@ -299,11 +300,11 @@ struct Tally {
     disagreements: Vec<String>,
 }
 
-/// Checks one model with arrax and with the exploration.
-fn compare(m: &Model, tally: &mut Tally) {
+/// Checks one model with arrax (`engine`) and with the exploration.
+fn compare(m: &Model, engine: Choice, tally: &mut Tally) {
     let text = m.canonical();
     let sys = parse_str(&text, Format::Canonical).unwrap_or_else(|d| panic!("the generator wrote a bad system ({d}):\n{text}")).system;
-    let r = check(&sys, &CheckOptions { timeout: Some(TIMEOUT), ..CheckOptions::default() });
+    let r = check(&sys, &CheckOptions { engine, timeout: Some(TIMEOUT), ..CheckOptions::default() });
     match r.verdict {
         Verdict::Safe => {
             tally.safe += 1;
@@ -323,10 +324,11 @@ fn compare(m: &Model, tally: &mut Tally) {
     }
 }
 
-/// Runs `count` random models of one family (or as many as the variable
-/// `ARRAX_DIFFERENTIAL_COUNT` says, from the seed `ARRAX_DIFFERENTIAL_SEED`
-/// if set, for longer hunts); fails on a disagreement.
-fn run(family: &str, seed: u64, count: usize, generate: fn(&mut Rng) -> Model) {
+/// Runs `count` random models of one family through `engine` (or as many
+/// as the variable `ARRAX_DIFFERENTIAL_COUNT` says, from the seed
+/// `ARRAX_DIFFERENTIAL_SEED` if set, for longer hunts); fails on a
+/// disagreement.
+fn run(family: &str, engine: Choice, seed: u64, count: usize, generate: fn(&mut Rng) -> Model) {
     let var = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
     let count = var("ARRAX_DIFFERENTIAL_COUNT").map_or(count, |c| c as usize);
     let seed = var("ARRAX_DIFFERENTIAL_SEED").map_or(seed, |s| seed ^ s);
@@ -334,7 +336,7 @@ fn run(family: &str, seed: u64, count: usize, generate: fn(&mut Rng) -> Model) {
     let mut rng = Rng::new(seed);
     let mut tally = Tally::default();
     for _ in 0..count {
-        compare(&generate(&mut rng), &mut tally);
+        compare(&generate(&mut rng), engine, &mut tally);
     }
     eprintln!("differential {family}: {count} systems in {:.1?}: {} SAFE, {} UNSAFE, {} UNKNOWN", start.elapsed(), tally.safe, tally.unsafe_, tally.unknown);
     assert!(tally.disagreements.is_empty(), "{} disagreement(s):\n\n{}", tally.disagreements.len(), tally.disagreements.join("\n\n"));
@@ -344,12 +346,25 @@ fn run(family: &str, seed: u64, count: usize, generate: fn(&mut Rng) -> Model) {
 
 #[test]
 fn random_protocols_agree_with_explicit_exploration() {
-    run("protocols", 0x5eed_0001, 200, random_system::protocol);
+    run("protocols", Choice::Auto, 0x5eed_0001, 200, random_system::protocol);
 }
 
 #[test]
 fn random_programs_agree_with_explicit_exploration() {
-    run("programs", 0x5eed_0002, 200, random_system::program);
+    run("programs", Choice::Auto, 0x5eed_0002, 200, random_system::program);
+}
+
+/// IC3/PDR alone: its proofs (certified) and its traces (replayed) meet the
+/// same exploration.
+#[test]
+fn random_protocols_agree_with_explicit_exploration_under_pdr() {
+    run("protocols (IC3/PDR)", Choice::Pdr, 0x5eed_0003, 100, random_system::protocol);
+}
+
+/// IC3/PDR alone on random programs.
+#[test]
+fn random_programs_agree_with_explicit_exploration_under_pdr() {
+    run("programs (IC3/PDR)", Choice::Pdr, 0x5eed_0004, 100, random_system::program);
 }
 
 /// Test-and-set mutual exclusion (`a`: 0 idle, 1 trying, 2 critical; `l`:
@@ -386,7 +401,7 @@ fn exploration_finds_the_known_answers() {
     let (size, path) = found.expect("the mutex without its lock test is unsafe");
     assert_eq!((size, path.len()), (2, 4), "{path:?}");
     let mut tally = Tally::default();
-    compare(&mutex(true), &mut tally);
-    compare(&mutex(false), &mut tally);
+    compare(&mutex(true), Choice::Auto, &mut tally);
+    compare(&mutex(false), Choice::Auto, &mut tally);
     assert_eq!((tally.safe, tally.unsafe_, tally.disagreements.len()), (1, 1, 0), "{tally:?}");
 }

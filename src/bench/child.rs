@@ -10,7 +10,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// How long a child may run past its `--timeout` before it is killed.
-const GRACE: Duration = Duration::from_secs(10);
+pub const GRACE: Duration = Duration::from_secs(10);
 
 /// Why a run gave no verdict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,7 +140,7 @@ impl Runner {
         target_arch = "riscv64"
     )
 ))]
-fn limit_memory(mut cmd: Command, mb: u64) -> Command {
+pub fn limit_memory(mut cmd: Command, mb: u64) -> Command {
     use std::os::raw::{c_int, c_ulong};
     use std::os::unix::process::CommandExt;
     #[repr(C)]
@@ -182,7 +182,7 @@ fn limit_memory(mut cmd: Command, mb: u64) -> Command {
         target_arch = "riscv64"
     )
 )))]
-fn limit_memory(cmd: Command, mb: u64) -> Command {
+pub fn limit_memory(cmd: Command, mb: u64) -> Command {
     let mut wrapped = Command::new("bash");
     wrapped.arg("-c").arg(format!(
         "ulimit -v {}; exec \"$0\" \"$@\"",
@@ -198,7 +198,7 @@ fn limit_memory(cmd: Command, mb: u64) -> Command {
 
 /// Reads a child's pipe to the end on its own thread (so that a chatty
 /// child never blocks on a full pipe).
-fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
+pub fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
     std::thread::spawn(move || {
         let mut buf = vec![];
         if let Some(mut p) = pipe {

@@ -6,7 +6,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// File extensions of models found in a folder.
-const MODEL_EXTENSIONS: &[&str] = &["in", "mcmt", "arrax", "cub", "c", "yml"];
+const MODEL_EXTENSIONS: &[&str] = &["in", "mcmt", "arrax", "cub", "c", "yml", "smt2"];
 /// Manifest names looked for in a folder, in this order.
 const MANIFEST_NAMES: &[&str] = &["MANIFEST.tsv", "EXPECTED.tsv"];
 

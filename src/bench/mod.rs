@@ -11,6 +11,7 @@
 
 pub mod child;
 pub mod manifest;
+pub mod peer;
 pub mod results;
 
 pub use manifest::{parse_manifest, Answer, ManifestEntry};
@@ -57,6 +58,21 @@ pub struct BenchArgs {
     /// Engine passed to `check --engine`.
     #[arg(long)]
     pub engine: Option<String>,
+    /// Also run a peer CHC solver on each task, after arrax and with the
+    /// same limits, on arrax's export of the task (`parse --emit chc`),
+    /// and print the two side by side: `spacer` is z3's Spacer with
+    /// Quic3's options.
+    #[arg(long, value_enum, conflicts_with_all = ["csv", "json", "peer_command"])]
+    pub peer: Option<peer::Preset>,
+    /// Another peer CHC solver, as a command line: `{file}` stands for the
+    /// task's Horn clauses (appended when absent), `{timeout}` for the
+    /// time limit in seconds; it answers `sat`/`unsat`/`unknown` first.
+    #[arg(long, conflicts_with_all = ["csv", "json"])]
+    pub peer_command: Option<String>,
+    /// The z3 executable of `--peer spacer` (by default the one
+    /// `scripts/fetch-solvers.sh` unpacked into `solvers/bin`).
+    #[arg(long)]
+    pub z3: Option<PathBuf>,
     /// Further arguments for `check` (after `--`).
     #[arg(last = true)]
     pub check_args: Vec<String>,
@@ -123,8 +139,13 @@ fn bench(args: &BenchArgs) -> Result<bool, String> {
         mem_limit_mb: args.mem_limit,
         extra,
     };
+    let peer = match (args.peer, &args.peer_command) {
+        (Some(p), _) => Some(peer_runner(args, &runner, peer::Peer::preset(p, &z3(args)?))?),
+        (None, Some(line)) => Some(peer_runner(args, &runner, peer::Peer::command_line(line)?)?),
+        (None, None) => None,
+    };
     let start = Instant::now();
-    let runs = run_all(&runner, tasks, args.jobs);
+    let (runs, peers) = run_all(&runner, peer.as_ref(), tasks, args.jobs);
     let summary = Summary::of(&runs, start.elapsed().as_secs_f64());
     if args.json {
         print!("{}", results::json(&runs, &summary));
@@ -136,14 +157,40 @@ fn bench(args: &BenchArgs) -> Result<bool, String> {
         println!();
         print!("{}", summary.text(&runs));
     }
+    if let Some(p) = &peer {
+        println!();
+        print!("{}", peer::comparison(&runs, &peers, &p.peer, args.timeout));
+        let _ = std::fs::remove_dir_all(&p.dir);
+    }
     Ok(summary.failed())
 }
 
-/// Runs the tasks on `jobs` threads; the runs come back in task order.
-fn run_all(runner: &Runner, tasks: Vec<Task>, jobs: usize) -> Vec<Run> {
+/// The z3 executable of the Spacer preset, checked to start.
+fn z3(args: &BenchArgs) -> Result<PathBuf, String> {
+    let z3 = args.z3.clone().unwrap_or_else(|| PathBuf::from(env!("ARRAX_Z3")));
+    let version = std::process::Command::new(&z3).arg("--version").output();
+    if !version.is_ok_and(|o| o.status.success()) {
+        return Err(format!("{}: no z3 executable there (run scripts/fetch-solvers.sh, or give --z3)", z3.display()));
+    }
+    Ok(z3)
+}
+
+/// The peer's runner, with a folder for the translated tasks.
+fn peer_runner(args: &BenchArgs, runner: &Runner, peer: peer::Peer) -> Result<peer::PeerRunner, String> {
+    let dir = std::env::temp_dir().join(format!("arrax-peer-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(peer::PeerRunner { exe: runner.exe.clone(), peer, timeout: args.timeout, mem_limit_mb: args.mem_limit, dir })
+}
+
+/// arrax's run of a task and the peer's, if any.
+type Runs = (Run, Option<peer::PeerRun>);
+
+/// Runs the tasks on `jobs` threads, each task's peer run (if any) right
+/// after arrax's; the runs come back in task order.
+fn run_all(runner: &Runner, peer: Option<&peer::PeerRunner>, tasks: Vec<Task>, jobs: usize) -> (Vec<Run>, Vec<peer::PeerRun>) {
     let n = tasks.len();
     let queue: Vec<Mutex<Option<Task>>> = tasks.into_iter().map(|t| Mutex::new(Some(t))).collect();
-    let results: Vec<Mutex<Option<Run>>> = (0..n).map(|_| Mutex::new(None)).collect();
+    let results: Vec<Mutex<Option<Runs>>> = (0..n).map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     let progress = Mutex::new(Progress {
         on: std::io::stderr().is_terminal(),
@@ -168,7 +215,8 @@ fn run_all(runner: &Runner, tasks: Vec<Task>, jobs: usize) -> Vec<Run> {
                     p.show();
                 }
                 let run = runner.run(task);
-                *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(run);
+                let theirs = peer.map(|p| p.run(&run.task, i));
+                *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some((run, theirs));
                 let mut p = progress.lock().unwrap_or_else(|e| e.into_inner());
                 p.running.retain(|r| *r != name);
                 p.done += 1;
@@ -183,7 +231,11 @@ fn run_all(runner: &Runner, tasks: Vec<Task>, jobs: usize) -> Vec<Run> {
     results
         .into_iter()
         .filter_map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner()))
-        .collect()
+        .fold((vec![], vec![]), |(mut runs, mut peers), (run, theirs)| {
+            runs.push(run);
+            peers.extend(theirs);
+            (runs, peers)
+        })
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 /// Times below this count as this much in ratios, so that models solved
 /// instantly by both tools do not dominate the comparison.
-const MIN_RATIO_TIME: f64 = 0.01;
+pub const MIN_RATIO_TIME: f64 = 0.01;
 
 /// How a run counts in the summary.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -87,6 +87,15 @@ impl Run {
     }
 }
 
+/// The median and the geometric mean of some ratios (none of an empty list).
+pub fn median_geomean(mut ratios: Vec<f64>) -> (Option<f64>, Option<f64>) {
+    ratios.sort_by(f64::total_cmp);
+    let n = ratios.len();
+    let median = (n > 0).then(|| if n % 2 == 1 { ratios[n / 2] } else { (ratios[n / 2 - 1] + ratios[n / 2]) / 2.0 });
+    let geomean = (n > 0).then(|| (ratios.iter().map(|r| r.ln()).sum::<f64>() / n as f64).exp());
+    (median, geomean)
+}
+
 /// Totals over all runs.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Summary {
@@ -119,18 +128,9 @@ impl Summary {
     /// The totals of the runs (`wall`: seconds of the whole benchmark).
     pub fn of(runs: &[Run], wall: f64) -> Summary {
         let count = |c: Class| runs.iter().filter(|r| r.class() == c).count();
-        let mut ratios: Vec<f64> = runs.iter().filter_map(Run::ratio).collect();
-        ratios.sort_by(f64::total_cmp);
+        let ratios: Vec<f64> = runs.iter().filter_map(Run::ratio).collect();
         let n = ratios.len();
-        let median_ratio = (n > 0).then(|| {
-            if n % 2 == 1 {
-                ratios[n / 2]
-            } else {
-                (ratios[n / 2 - 1] + ratios[n / 2]) / 2.0
-            }
-        });
-        let geomean_ratio =
-            (n > 0).then(|| (ratios.iter().map(|r| r.ln()).sum::<f64>() / n as f64).exp());
+        let (median_ratio, geomean_ratio) = median_geomean(ratios);
         Summary {
             total: runs.len(),
             correct: count(Class::Correct),
@@ -255,22 +255,28 @@ pub fn table(runs: &[Run]) -> String {
     let shown: Vec<usize> = (0..10)
         .filter(|&c| with_ref || !(c == 7 || c == 8))
         .collect();
-    let rows: Vec<[String; 10]> = runs.iter().map(cells).collect();
+    let rows: Vec<Vec<String>> = runs.iter().map(|r| cells(r).to_vec()).collect();
+    aligned(&HEAD, &RIGHT, &rows, &shown)
+}
+
+/// Rows under a header as an aligned table: the `shown` columns, those
+/// marked in `right` aligned right.
+pub fn aligned(head: &[&str], right: &[bool], rows: &[Vec<String>], shown: &[usize]) -> String {
     let width = |c: usize| {
         rows.iter()
             .map(|r| r[c].chars().count())
-            .chain([HEAD[c].chars().count()])
+            .chain([head[c].chars().count()])
             .max()
             .unwrap_or(0)
     };
-    let widths: Vec<usize> = (0..10).map(width).collect();
+    let widths: Vec<usize> = (0..head.len()).map(width).collect();
     let line = |cells: &[&str]| {
         let mut l = String::new();
         for (k, &c) in shown.iter().enumerate() {
             let last = k + 1 == shown.len();
             let text = cells[c];
             let pad = widths[c].saturating_sub(text.chars().count());
-            if RIGHT[c] {
+            if right[c] {
                 l.push_str(&" ".repeat(pad));
                 l.push_str(text);
             } else {
@@ -286,9 +292,9 @@ pub fn table(runs: &[Run]) -> String {
         l.push('\n');
         l
     };
-    let mut out = line(&HEAD);
-    for r in &rows {
-        out.push_str(&line(&r.each_ref().map(String::as_str)));
+    let mut out = line(head);
+    for r in rows {
+        out.push_str(&line(&r.iter().map(String::as_str).collect::<Vec<_>>()));
     }
     out
 }

@@ -12,6 +12,9 @@
 //! only when the instantiation is complete (order-only indices, no
 //! index-valued arrays), otherwise the obligation stays unknown.
 //!
+//! Horn clauses: a model derived from a certified invariant is checked
+//! against the clauses themselves by [`horn`].
+//!
 //! UNSAFE (forward execution): the concrete execution is re-executed on the
 //! system by [`execution`], a separate evaluator of the IR terms.
 //!
@@ -23,6 +26,7 @@
 //! then replaced by its iterations, each guard evaluated.
 
 pub mod execution;
+pub mod horn;
 pub mod safe;
 pub mod service;
 pub mod trace;

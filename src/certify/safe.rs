@@ -356,8 +356,7 @@ pub fn invariant_smtlib(sys: &System, inv: &[Cube]) -> String {
     out.push_str(&crate::smt::smtlib::declarations(&symbols));
     let _ = writeln!(out, "(define-fun invariant () Bool (and");
     for c in inv {
-        let body = Term::implies(&Term::distinct(&c.vars), &Term::and([c.body(), c.outside()]).not());
-        let _ = writeln!(out, "  {}", crate::smt::smtlib::term(&Term::forall(&c.vars, &body)));
+        let _ = writeln!(out, "  {}", crate::smt::smtlib::term(&c.negation()));
     }
     out.push_str("  true))\n");
     out

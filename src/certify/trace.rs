@@ -55,7 +55,8 @@ fn unroll(sys: &System, trace: &AbstractTrace, procs: usize) -> Option<(Unrollin
         .map(|s| sys.vars.iter().map(|v| (v.term.clone(), Term::var(&format!("{}@{}", v.name(), s), v.term.sort().clone()))).collect())
         .collect();
     let mut cs = vec![Term::distinct(&named)];
-    for p in &named {
+    // the trace's processes and the index constants (`#1`) are processes of the instance
+    for p in named.iter().chain(sys.consts.iter().filter(|c| *c.sort() == isort)) {
         cs.push(Term::le(&ps[0], p));
         cs.push(Term::lt(p, &proc_lit(procs, &isort)));
     }
@@ -147,10 +148,13 @@ fn cells(sys: &System, is_array: bool, v: &Term, ps: &[Term]) -> Vec<Term> {
 }
 
 /// Replays a candidate trace on concrete instances with as many processes
-/// as it names, then one and two more; the concrete trace if one checks out.
+/// as it names, then one more for each index constant (`#1`), and two
+/// more; the concrete trace if one checks out.
 pub fn replay(sys: &System, trace: &AbstractTrace, backend: Backend, timeout_ms: u64) -> Result<Option<ConcreteTrace>, String> {
     let n0 = trace.cubes[0].arity().max(1);
-    for procs in n0..=n0 + 2 {
+    let isort = sys.index_sort();
+    let constants = sys.consts.iter().filter(|c| *c.sort() == isort).count();
+    for procs in n0..=n0 + constants + 2 {
         let Some((u, steps)) = unroll(sys, trace, procs) else {
             return Err("trace does not name its processes consistently".into());
         };
@@ -178,7 +182,6 @@ pub fn replay(sys: &System, trace: &AbstractTrace, backend: Backend, timeout_ms:
             SatResult::Unknown(why) => return Err(format!("replay undecided: {why}")),
             SatResult::Sat => {}
         }
-        let isort = sys.index_sort();
         let ps: Vec<Term> = (0..procs).map(|p| proc_lit(p, &isort)).collect();
         // read the concrete states off the model
         let mut vals: HashMap<Term, Term> = HashMap::new();

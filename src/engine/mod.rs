@@ -11,6 +11,7 @@
 pub mod bwd;
 pub mod houdini;
 pub mod lazy;
+pub mod pdr;
 pub mod run;
 
 use crate::answer::{Outcome, Replayer};
@@ -88,6 +89,8 @@ pub enum Choice {
     /// Forward concrete execution with seeded value choices (programs with
     /// integer indices; finds errors, never proves safety).
     Run,
+    /// IC3/PDR with quantified lemmas (Spacer, Quic3).
+    Pdr,
 }
 
 /// Per-run step limit of the forward engine when none is given.
@@ -121,6 +124,8 @@ pub struct Settings {
     /// Whether backward search also runs counter loops over processes at
     /// once (accelerated companions).
     pub accelerate: bool,
+    /// IC3/PDR: how quantified lemmas enter queries.
+    pub pdr_lemmas: pdr::lemma::Lemmas,
     /// Whether engines hand back their search graph (`--dot`).
     pub graph: bool,
 }
@@ -138,6 +143,7 @@ impl Default for Settings {
             brab: 2,
             postpone: true,
             accelerate: true,
+            pdr_lemmas: pdr::lemma::Lemmas::Instances,
             graph: false,
         }
     }
@@ -162,6 +168,7 @@ pub fn build(choice: Choice, settings: &Settings) -> Option<Box<dyn Engine>> {
         Choice::Lazy => Box::new(lazy::LazyAbstraction::new(s)),
         Choice::Houdini => Box::new(houdini::CandidateInvariants::new(s)),
         Choice::Run => Box::new(run::ForwardExecution::new(s)),
+        Choice::Pdr => Box::new(pdr::Pdr::new(s)),
     })
 }
 

@@ -32,12 +32,29 @@ impl Binding {
 /// The operators elaboration knows.
 const OPERATORS: &[&str] = &[
     "and", "or", "not", "=>", "implies", "ite", "=", "distinct", "<", "<=", ">", ">=", "+", "-", "*", "div", "mod",
-    "/", "select", "store", "forall", "exists", "lambda",
+    "/", "select", "store", "forall", "exists", "lambda", "let", "!",
 ];
 
-/// Whether `name` is an operator or a Boolean literal (and cannot name a symbol).
+/// An application of a declared predicate (constrained Horn clauses),
+/// elaborated as an opaque Boolean atom: its marker.
+#[derive(Clone, Debug)]
+pub struct Application {
+    /// The predicate's name.
+    pub predicate: String,
+    /// The arguments, of the predicate's argument sorts.
+    pub args: Vec<Term>,
+    /// The Boolean symbol standing for the application in the elaborated
+    /// term (its name contains `|`, which no input symbol can).
+    pub marker: Term,
+    /// Byte offset of the first application written this way.
+    pub at: usize,
+}
+
+/// Whether `name` is an operator or a Boolean literal (and cannot name a
+/// symbol). SMT-LIB's annotation `!` is an operator only at the head of an
+/// application: MCMT files name variables `!`.
 pub fn is_reserved(name: &str) -> bool {
-    OPERATORS.contains(&name) || name == "true" || name == "false"
+    (OPERATORS.contains(&name) && name != "!") || name == "true" || name == "false"
 }
 
 /// Whether a term of sort `found` may stand where `want` is expected:
@@ -77,6 +94,10 @@ pub struct Env<'a> {
     process_consts: Vec<(i64, Term)>,
     /// Remarks on loose readings.
     warnings: Vec<Diagnostic>,
+    /// Declared predicates (Horn clauses) and their argument sorts.
+    predicates: HashMap<String, Vec<Sort>>,
+    /// The predicate applications elaborated so far, each once.
+    applications: Vec<Application>,
 }
 
 impl<'a> Env<'a> {
@@ -96,7 +117,36 @@ impl<'a> Env<'a> {
             nonlinear: false,
             process_consts: vec![],
             warnings: vec![],
+            predicates: HashMap::new(),
+            applications: vec![],
         }
+    }
+
+    /// Declares a predicate of Horn clauses: its applications elaborate to
+    /// markers ([`Application`]).
+    pub fn declare_predicate(&mut self, name: &str, sorts: Vec<Sort>) {
+        self.predicates.insert(name.to_string(), sorts);
+    }
+
+    /// Forgets the applications elaborated so far (their markers are reused).
+    pub fn clear_applications(&mut self) {
+        self.applications.clear();
+    }
+
+    /// The application a marker stands for.
+    pub fn application(&self, marker: &Term) -> Option<&Application> {
+        self.applications.iter().find(|a| a.marker == *marker)
+    }
+
+    /// The marker of `predicate(args)` (one per distinct application),
+    /// written at byte offset `at`.
+    pub fn apply_predicate(&mut self, predicate: &str, args: Vec<Term>, at: usize) -> Term {
+        if let Some(a) = self.applications.iter().find(|a| a.predicate == predicate && a.args == args) {
+            return a.marker.clone();
+        }
+        let marker = Term::var(&format!("{predicate}|{}", self.applications.len()), Sort::Bool);
+        self.applications.push(Application { predicate: predicate.to_string(), args, marker: marker.clone(), at });
+        marker
     }
 
     /// When on, an integer literal `n` where a process index of the
@@ -273,6 +323,9 @@ impl<'a> Env<'a> {
             SexpKind::Symbol(s) => match s.as_str() {
                 "true" => Ok(Term::tt()),
                 "false" => Ok(Term::ff()),
+                _ if self.lookup(s).is_none() && self.predicates.get(s).is_some_and(|a| a.is_empty()) => {
+                    Ok(self.apply_predicate(s, vec![], e.start))
+                }
                 _ => match self.lookup(s) {
                     Some(b) => Ok(b.term().clone()),
                     None if OPERATORS.contains(&s.as_str()) => {
@@ -392,6 +445,12 @@ impl<'a> Env<'a> {
             let (t, v) = (excerpt(self.src, head), excerpt(self.src, &args[0]));
             self.warnings.push(self.error(e, format!("read '({t} {v})' as '(= {t} {v})'")));
             return Ok(Term::eq(&ts[0], &ts[1]));
+        }
+        if let Some(sort) = self.constant_array_sort(head)? {
+            return self.constant_array(e, &sort, args);
+        }
+        if let Some(sorts) = head.symbol().filter(|s| self.lookup(s).is_none()).and_then(|s| self.predicates.get(s)) {
+            return self.predicate_application(e, head, sorts.clone(), args);
         }
         if let (true, Some(b)) = (self.nonlinear, head.symbol().and_then(crate::logic::Bits::parse)) {
             self.arity(e, &b.name(), args, 2, Some(2))?;
@@ -516,6 +575,12 @@ impl<'a> Env<'a> {
                     Ok(Term::store(&a, &idx, &v))
                 }
             }
+            "let" => self.let_binding(e, args),
+            "!" => {
+                // an annotated term `(! t :key value …)`: the attributes do not change `t`
+                self.arity(e, op, args, 1, None)?;
+                self.term(&args[0])
+            }
             "forall" | "exists" | "lambda" => {
                 self.arity(e, op, args, 2, Some(2))?;
                 let vars = self.binders(&args[0])?;
@@ -534,6 +599,71 @@ impl<'a> Env<'a> {
             }
             _ => unreachable!("every operator is handled"),
         }
+    }
+}
+
+impl Env<'_> {
+    /// The array sort of a constant-array head `(as const S)`, if `head` is one.
+    fn constant_array_sort(&self, head: &Sexp) -> Result<Option<Sort>, Diagnostic> {
+        match head.list() {
+            Some([as_, c, s]) if as_.symbol() == Some("as") && c.symbol() == Some("const") => {
+                let sort = self.sort(s)?;
+                if sort.as_array().is_none() {
+                    return Err(self.error(s, format!("a constant array needs an array sort, found {sort}")));
+                }
+                Ok(Some(sort))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// `((as const S) v)`: the array of sort `S` holding `v` everywhere, as
+    /// `λ j̄. v`.
+    fn constant_array(&mut self, e: &Sexp, sort: &Sort, args: &[Sexp]) -> Result<Term, Diagnostic> {
+        self.arity(e, "(as const ...)", args, 1, Some(1))?;
+        let asort = sort.as_array().expect("an array sort").clone();
+        let v = self.term_of_sort(&args[0], &asort.elem)?;
+        // (bound variables named with `|`, which no input symbol contains, so no capture)
+        let vars: Vec<Term> = asort.index.iter().enumerate().map(|(d, s)| Term::var(&format!("j|{d}"), s.clone())).collect();
+        Ok(Term::lambda(&vars, &v))
+    }
+
+    /// `(p a1 … an)` for a declared predicate `p`: its marker.
+    fn predicate_application(&mut self, e: &Sexp, head: &Sexp, sorts: Vec<Sort>, args: &[Sexp]) -> Result<Term, Diagnostic> {
+        let name = head.symbol().expect("a predicate name");
+        if args.len() != sorts.len() {
+            return Err(self.error(e, format!("predicate '{name}' takes {} arguments, found {}", sorts.len(), args.len())));
+        }
+        let args = args.iter().zip(&sorts).map(|(a, s)| self.term_of_sort(a, s)).collect::<Result<Vec<_>, _>>()?;
+        Ok(self.apply_predicate(name, args, e.start))
+    }
+
+    /// `(let ((x1 t1) … (xn tn)) body)`: the bindings are elaborated in the
+    /// outer scope (in parallel), then the body with them.
+    fn let_binding(&mut self, e: &Sexp, args: &[Sexp]) -> Result<Term, Diagnostic> {
+        self.arity(e, "let", args, 2, Some(2))?;
+        let items = args[0].list().filter(|l| !l.is_empty()).ok_or_else(|| self.error(&args[0], "expected a list of bindings ((x t) ...)"))?;
+        let mut bound: Vec<(String, Term)> = vec![];
+        for b in items {
+            let Some([name, value]) = b.list() else {
+                return Err(self.error(b, "expected a binding (x t)"));
+            };
+            let n = name.symbol().ok_or_else(|| self.error(name, "expected a variable name"))?;
+            if is_reserved(n) {
+                return Err(self.error(name, format!("'{n}' is reserved and cannot name a variable")));
+            }
+            if bound.iter().any(|(m, _)| m == n) {
+                return Err(self.error(name, format!("'{n}' is bound twice in one let")));
+            }
+            bound.push((n.to_string(), self.term(value)?));
+        }
+        self.push_scope();
+        for (n, t) in bound {
+            self.bind(&n, Binding::Term(t));
+        }
+        let body = self.term(&args[1]);
+        self.pop_scope();
+        body
     }
 }
 

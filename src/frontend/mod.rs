@@ -8,6 +8,7 @@ use std::time::Instant;
 
 pub mod c;
 pub mod canonical;
+pub mod chc;
 pub mod cubicle;
 pub mod elab;
 pub mod mcmt;
@@ -100,6 +101,8 @@ pub enum Format {
     C,
     /// SV-COMP task files (`.yml`) naming a C program.
     SvTask,
+    /// Constrained Horn clauses in SMT-LIB (`.smt2`): CHC-COMP's format or z3's rule format.
+    Chc,
 }
 
 impl Format {
@@ -111,12 +114,13 @@ impl Format {
             "c" | "i" => Some(Format::C),
             "yml" | "yaml" => Some(Format::SvTask),
             "mcmt" | "in" => Some(Format::Mcmt),
+            "smt2" => Some(Format::Chc),
             _ => None,
         }
     }
 
     /// The extensions [`Format::of_path`] knows, for messages.
-    pub const EXTENSIONS: &'static str = ".mcmt .in (MCMT), .cub (Cubicle), .c .i (C), .yml .yaml (SV-COMP task), .arrax (canonical)";
+    pub const EXTENSIONS: &'static str = ".mcmt .in (MCMT), .cub (Cubicle), .c .i (C), .yml .yaml (SV-COMP task), .smt2 (Horn clauses), .arrax (canonical)";
 }
 
 /// Reads `src` in the given format. Binary input (NUL bytes) is reported at 1:1.
@@ -135,6 +139,7 @@ pub fn parse_str_until(src: &str, format: Format, deadline: Option<Instant>) -> 
         Format::Mcmt => mcmt::parse(src),
         Format::Canonical => canonical::parse(src),
         Format::Cubicle => cubicle::parse(src),
+        Format::Chc => chc::parse(src),
         Format::C => c::parse_program_until(src, c::DataModel::default(), deadline),
         Format::SvTask => {
             let task = c::svcomp::parse(src)?;
@@ -152,6 +157,19 @@ pub fn read_text(path: &Path) -> Result<String, Diagnostic> {
         let at = e.utf8_error().valid_up_to();
         Diagnostic::new(1, 1, format!("the file is not UTF-8 text (invalid byte at offset {at}); is it binary?"))
     })
+}
+
+/// Reads a file like [`read_file`]; for Horn clauses (`.smt2`) also the
+/// clauses and how the system stands for them.
+pub fn parse_file_horn(path: &Path, reading: Reading) -> Result<(Parsed, Option<crate::system::horn::Horn>), Diagnostic> {
+    if Format::of_path(path) != Some(Format::Chc) {
+        return read_file(path, reading).map(|p| (p, None));
+    }
+    let src = read_text(path)?;
+    if src.contains('\0') {
+        return parse_str(&src, Format::Chc).map(|p| (p, None));
+    }
+    chc::read(&src).map(|(p, h)| (p, Some(h)))
 }
 
 /// Reads a file in the format its name suggests ([`Format::of_path`]); an

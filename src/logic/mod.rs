@@ -7,9 +7,10 @@ pub mod projection;
 pub mod sort;
 pub mod subst;
 pub mod term;
+pub mod units;
 
 pub use sort::{ArraySort, EnumDef, EnumValues, Sort};
-pub use subst::{collect, conjuncts, free_vars, occurs, rename, substitute};
+pub use subst::{collect, conjuncts, free_vars, occurs, rename, rename_bound, replace, substitute};
 pub use term::{BitKind, Bits, Op, Term};
 
 #[cfg(test)]

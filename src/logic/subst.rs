@@ -44,6 +44,29 @@ fn subst_rec(t: &Term, map: &HashMap<Term, Term>, cache: &mut HashMap<Term, Term
     r
 }
 
+/// `t` with every occurrence of `from` replaced by `to` (not under a binder
+/// of `from`), re-simplified: [`substitute`] for one pair, without building
+/// a map (the covering test's hot path on small literals).
+pub fn replace(t: &Term, from: &Term, to: &Term) -> Term {
+    if t == from {
+        return to.clone();
+    }
+    if t.args().is_empty() {
+        return t.clone();
+    }
+    if let Op::Forall(vs) | Op::Exists(vs) | Op::Lambda(vs) = t.op() {
+        if vs.contains(from) {
+            return t.clone();
+        }
+    }
+    let args: Vec<Term> = t.args().iter().map(|a| replace(a, from, to)).collect();
+    if args.iter().zip(t.args()).all(|(a, b)| a == b) {
+        t.clone()
+    } else {
+        t.rebuild(args)
+    }
+}
+
 /// The conjuncts of a formula: the arguments of a conjunction (flattened
 /// by construction), none for `true`, else the formula itself.
 pub fn conjuncts(t: &Term) -> Vec<Term> {
@@ -51,6 +74,67 @@ pub fn conjuncts(t: &Term) -> Vec<Term> {
         Op::And => t.args().to_vec(),
         Op::Bool(true) => vec![],
         _ => vec![t.clone()],
+    }
+}
+
+/// The term with every bound variable whose name is in `avoid` renamed
+/// (`name!`, `name!!`, … until free of `avoid` and of every name the body
+/// uses), so that substituting terms over those names into it captures
+/// nothing.
+pub fn rename_bound(t: &Term, avoid: &[String]) -> Term {
+    rename_bound_rec(t, avoid, &mut HashMap::new())
+}
+
+fn rename_bound_rec(t: &Term, avoid: &[String], memo: &mut HashMap<Term, Term>) -> Term {
+    if let Some(r) = memo.get(t) {
+        return r.clone();
+    }
+    let r = match t.op() {
+        Op::Forall(vs) | Op::Exists(vs) | Op::Lambda(vs) => {
+            let body = &t.args()[0];
+            let mut used = vec![];
+            names_in(body, &mut HashSet::new(), &mut used);
+            let mut map = HashMap::new();
+            let fresh: Vec<Term> = vs
+                .iter()
+                .map(|v| {
+                    let base = v.var_name().unwrap_or("v").to_string();
+                    let mut n = base.clone();
+                    while avoid.contains(&n) || (n != base && used.contains(&n)) {
+                        n.push('!');
+                    }
+                    used.push(n.clone());
+                    let w = Term::var(&n, v.sort().clone());
+                    map.insert(v.clone(), w.clone());
+                    w
+                })
+                .collect();
+            let body = rename_bound_rec(&substitute(body, &map), avoid, memo);
+            match t.op() {
+                Op::Forall(_) => Term::forall(&fresh, &body),
+                Op::Exists(_) => Term::exists(&fresh, &body),
+                _ => Term::lambda(&fresh, &body),
+            }
+        }
+        _ if t.args().is_empty() => t.clone(),
+        _ => t.rebuild(t.args().iter().map(|a| rename_bound_rec(a, avoid, memo)).collect()),
+    };
+    memo.insert(t.clone(), r.clone());
+    r
+}
+
+/// The names of every variable in `t`, bound ones included.
+fn names_in(t: &Term, seen: &mut HashSet<Term>, out: &mut Vec<String>) {
+    if !seen.insert(t.clone()) {
+        return;
+    }
+    match t.op() {
+        Op::Var(n) => out.push(n.to_string()),
+        Op::Forall(vs) | Op::Exists(vs) | Op::Lambda(vs) => {
+            vs.iter().for_each(|v| names_in(v, seen, out));
+            names_in(&t.args()[0], seen, out);
+        }
+        _ => t.args().iter().for_each(|a| names_in(a, seen, out)),
     }
 }
 

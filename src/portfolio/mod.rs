@@ -112,7 +112,8 @@ pub fn plan(choice: Choice, task: &Task) -> Vec<Phase> {
 /// slow to find); a glance of forward execution (shallow errors); a short
 /// lazy abstraction (and with case splits); a longer forward execution
 /// (errors behind long loops); candidate invariants again if they ran out
-/// of time; lazy abstraction with half the time left; execution again.
+/// of time; a short IC3/PDR (proofs of facts on both sides of a counter
+/// that no template states, a few seconds where it proves them); lazy abstraction with half the time left; execution again.
 /// Backward reachability takes over what is left of a lazy abstraction
 /// phase that gave up for a reason other than a limit.
 pub fn programs() -> Vec<Phase> {
@@ -135,6 +136,7 @@ pub fn programs() -> Vec<Phase> {
     add(Choice::Lazy, Tweak::Cases, Share::Part { of: 4, cap: secs(2) }, When::Splittable(quick - 1));
     add(Choice::Run, Tweak::None, Share::AtLeast { of: 10, floor: secs(3) }, When::Always);
     add(Choice::Houdini, Tweak::None, Share::HalfLeft { otherwise: Some(secs(30)) }, When::TimedOut(guess));
+    add(Choice::Pdr, Tweak::None, Share::Part { of: 6, cap: secs(5) }, When::Always);
     add(Choice::Lazy, Tweak::None, Share::HalfLeft { otherwise: None }, When::Always);
     add(Choice::Run, Tweak::Reseed(1_000_003), Share::Rest, When::TimeLeft(ms(500)));
     plan
@@ -261,6 +263,7 @@ fn label(p: &Phase) -> String {
         Choice::Run => "forward execution",
         Choice::Lazy => "lazy abstraction",
         Choice::Bwd => "backward reachability",
+        Choice::Pdr => "IC3/PDR",
         Choice::Auto => "auto",
     };
     match (p.tweak, p.when) {

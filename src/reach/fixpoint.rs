@@ -10,7 +10,7 @@
 //! processes are matched syntactically: the new cube must state them too.
 
 use crate::system::cube::{other, resolve_distinct, Cube};
-use crate::logic::{occurs, substitute, Op, Sort, Term};
+use crate::logic::{occurs, replace, substitute, Op, Sort, Term};
 use std::collections::{HashMap, HashSet};
 
 /// The new cube's facts, for evaluating instances of visited cubes.
@@ -70,15 +70,13 @@ impl Facts {
         };
         for l in &cube.lits {
             if let Some(i) = only(l) {
-                let m: HashMap<Term, Term> = [(cube.vars[i].clone(), h.clone())].into_iter().collect();
-                unary_lits[i].insert(substitute(l, &m));
+                unary_lits[i].insert(replace(l, &cube.vars[i], &h));
             }
         }
         for (t, v) in &defs {
             if let Some(i) = only(t) {
                 if v.is_value() || *v == cube.vars[i] || !occurs(&cube.vars[i], v) {
-                    let m: HashMap<Term, Term> = [(cube.vars[i].clone(), h.clone())].into_iter().collect();
-                    unary_defs[i].insert(substitute(t, &m), substitute(v, &m));
+                    unary_defs[i].insert(replace(t, &cube.vars[i], &h), replace(v, &cube.vars[i], &h));
                 }
             }
         }
@@ -134,8 +132,7 @@ impl Facts {
         match fast {
             Some(b) => (Some(b == pos), None),
             None => {
-                let m: HashMap<Term, Term> = [(h.clone(), self.order[i].clone())].into_iter().collect();
-                let (r, l) = self.eval(&substitute(lit, &m));
+                let (r, l) = self.eval(&replace(lit, h, &self.order[i]));
                 (r, Some(l))
             }
         }
@@ -259,8 +256,7 @@ impl Pattern {
             match inside.last() {
                 Some(&k) => {
                     if inside.len() == 1 {
-                        let m: HashMap<Term, Term> = [(cube.vars[k].clone(), hole.clone())].into_iter().collect();
-                        unary[k].push(substitute(l, &m));
+                        unary[k].push(replace(l, &cube.vars[k], &hole));
                     } else {
                         multi[k].push(l.clone());
                     }
@@ -341,10 +337,7 @@ fn search(
                     dead = true;
                     break;
                 }
-                (None, l2) => {
-                    let m: HashMap<Term, Term> = [(old.hole.clone(), z.clone())].into_iter().collect();
-                    rest.push(l2.unwrap_or_else(|| substitute(l, &m)))
-                }
+                (None, l2) => rest.push(l2.unwrap_or_else(|| replace(l, &old.hole, z))),
             }
         }
         if !dead {
@@ -469,6 +462,5 @@ fn subsume_rec(
 
 /// Whether the instance of template literal `l` at variable `i` of `new` is one of `new`'s literals.
 fn facts_unary_has(new: &Cube, i: usize, l: &Term, hole: &Term, lits: &HashSet<&Term>) -> bool {
-    let m: HashMap<Term, Term> = [(hole.clone(), new.vars[i].clone())].into_iter().collect();
-    lits.contains(&substitute(l, &m))
+    lits.contains(&replace(l, hole, &new.vars[i]))
 }

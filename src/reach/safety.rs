@@ -26,11 +26,17 @@ pub fn instantiate_all(sys: &System, qs: &[Quantified], terms: &[Term]) -> Vec<T
 /// The formula whose satisfiability means that `cube` meets the initial states.
 /// A cube's conditions on other processes need only hold of the processes
 /// index-valued scalars point to (an instance may have no other process).
+/// The initial formula is instantiated on the cube's variables and on the
+/// index constants it names (`S[#1]`).
 pub fn initial_query(sys: &System, cube: &Cube) -> Term {
-    let mut parts = vec![cube.body(), Term::distinct(&cube.vars)];
+    let body = cube.body();
+    let isort = sys.index_sort();
+    let named = sys.consts.iter().filter(|c| *c.sort() == isort && crate::logic::occurs(c, &body));
+    let terms: Vec<Term> = cube.vars.iter().chain(named).cloned().collect();
+    let mut parts = vec![body, Term::distinct(&cube.vars)];
     parts.extend(others_on_scalars(sys, cube));
-    parts.extend(instantiate_all(sys, &sys.initial, &cube.vars));
-    parts.extend(instantiate_all(sys, &sys.axioms, &cube.vars));
+    parts.extend(instantiate_all(sys, &sys.initial, &terms));
+    parts.extend(instantiate_all(sys, &sys.axioms, &terms));
     parts.extend(index_bounds(sys, &cube.vars));
     Term::and(parts)
 }

@@ -104,6 +104,18 @@ pub struct StatsReport {
     pub time_fixpoint: f64,
     /// Seconds computing pre-images.
     pub time_pre: f64,
+    /// Frames opened (IC3/PDR).
+    pub frames: u64,
+    /// Lemmas learnt (IC3/PDR).
+    pub lemmas: u64,
+    /// Proof obligations created (IC3/PDR).
+    pub obligations: u64,
+    /// Counterexamples to generalisation blocked (IC3/PDR).
+    pub ctgs: u64,
+    /// Solver calls of IC3/PDR's queries.
+    pub calls_pdr: u64,
+    /// Seconds in IC3/PDR's solver queries.
+    pub time_solver: f64,
 }
 
 impl From<&Stats> for StatsReport {
@@ -128,6 +140,12 @@ impl From<&Stats> for StatsReport {
             time_safety: s.t_safety.as_secs_f64(),
             time_fixpoint: s.t_fixpoint.as_secs_f64(),
             time_pre: s.t_pre.as_secs_f64(),
+            frames: n(s.frames),
+            lemmas: n(s.lemmas),
+            obligations: n(s.obligations),
+            ctgs: n(s.ctgs),
+            calls_pdr: n(s.calls_pdr),
+            time_solver: s.t_solver.as_secs_f64(),
         }
     }
 }

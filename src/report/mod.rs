@@ -1,6 +1,7 @@
 //! Presenting results: readable formulas, invariants, traces, statistics,
 //! the text of a check's answer, and its JSON report ([`json`]).
 
+pub mod chc;
 pub mod dot;
 pub mod json;
 
@@ -273,6 +274,22 @@ pub fn stats(s: &Stats) -> String {
         s.t_safety.as_secs_f64(),
         s.t_fixpoint.as_secs_f64(),
         s.t_pre.as_secs_f64()
+    ) + &pdr_stats(s)
+}
+
+/// IC3/PDR's statistics, when it ran.
+fn pdr_stats(s: &Stats) -> String {
+    if s.frames == 0 {
+        return String::new();
+    }
+    format!(
+        "; IC3/PDR: frames {}, lemmas {}, obligations {}, counterexamples to generalisation {}, solver calls {} ({:.2}s in the solver)",
+        s.frames,
+        s.lemmas,
+        s.obligations,
+        s.ctgs,
+        s.calls_pdr,
+        s.t_solver.as_secs_f64()
     )
 }
 

@@ -9,9 +9,29 @@
 //! a reader checks is what arrax's own solvers were asked.
 
 use super::{enum_terms, guarded_body, range_fact};
-use crate::logic::print::{op_name, symbol};
+use crate::logic::print::op_name;
 use crate::logic::{Op, Sort, Term};
 use std::fmt::Write as _;
+
+/// SMT-LIB's reserved words and command names, which a symbol can only be
+/// written as quoted (`|exit|`).
+const RESERVED: &[&str] = &[
+    "!", "_", "as", "BINARY", "DECIMAL", "exists", "HEXADECIMAL", "forall", "lambda", "let", "match", "NUMERAL", "par",
+    "STRING", "assert", "check-sat", "check-sat-assuming", "declare-const", "declare-datatype", "declare-datatypes",
+    "declare-fun", "declare-sort", "define-fun", "define-fun-rec", "define-funs-rec", "define-sort", "echo", "exit",
+    "get-assertions", "get-assignment", "get-info", "get-model", "get-option", "get-proof", "get-unsat-assumptions",
+    "get-unsat-core", "get-value", "pop", "push", "reset", "reset-assertions", "set-info", "set-logic", "set-option",
+];
+
+/// A symbol as a script for another solver needs it: bare when it is a
+/// simple symbol and not reserved, else `|quoted|`.
+pub fn symbol(name: &str) -> String {
+    if RESERVED.contains(&name) {
+        format!("|{name}|")
+    } else {
+        crate::logic::print::symbol(name)
+    }
+}
 
 /// The SMT-LIB sort a sort is encoded as.
 pub fn sort(s: &Sort) -> String {
@@ -38,7 +58,8 @@ fn int(n: i64) -> String {
 }
 
 /// A term in the solvers' encoding (enumeration constants as integers,
-/// index-sorted binders as `Int`).
+/// index-sorted binders as `Int`, an array `λj̄. v` whose body does not
+/// depend on `j̄` as the constant array `((as const S) v)`).
 pub fn term(t: &Term) -> String {
     let mut out = String::new();
     write_term(&mut out, t);
@@ -49,8 +70,15 @@ fn write_term(out: &mut String, t: &Term) {
     match t.op() {
         Op::EnumConst(k) => out.push_str(&int(*k)),
         Op::Int(n) => out.push_str(&int(*n)),
-        Op::Var(_) | Op::Bool(_) | Op::Real(..) => {
+        Op::Var(n) => out.push_str(&symbol(n)),
+        Op::Bool(_) | Op::Real(..) => {
             let _ = write!(out, "{t}");
+        }
+        Op::Lambda(vs) if vs.len() == 1 && !crate::logic::occurs(&vs[0], &t.args()[0]) => {
+            // a constant array
+            let _ = write!(out, "((as const {}) ", sort(t.sort()));
+            write_term(out, &t.args()[0]);
+            out.push(')');
         }
         Op::Forall(vs) | Op::Exists(vs) | Op::Lambda(vs) => {
             let kw = match t.op() {
@@ -58,7 +86,7 @@ fn write_term(out: &mut String, t: &Term) {
                 Op::Exists(_) => "exists",
                 _ => "lambda",
             };
-            let bound: Vec<String> = vs.iter().map(|v| format!("({} {})", v, sort(v.sort()))).collect();
+            let bound: Vec<String> = vs.iter().map(|v| format!("({} {})", term(v), sort(v.sort()))).collect();
             let _ = write!(out, "({kw} ({}) ", bound.join(" "));
             match t.op() {
                 Op::Lambda(_) => write_term(out, &t.args()[0]),
@@ -102,10 +130,11 @@ pub fn declarations(consts: &[Term]) -> String {
         let _ = writeln!(out, "(declare-sort {} 0)", symbol(&s));
     }
     for c in consts {
-        let _ = writeln!(out, "(declare-const {} {})", c, sort(c.sort()));
+        let _ = writeln!(out, "(declare-const {} {})", term(c), sort(c.sort()));
     }
     for c in consts {
         if let Some((lo, hi)) = c.sort().finite_range() {
+            let c = term(c);
             let _ = writeln!(out, "(assert (and (<= {} {c}) (<= {c} {})))", int(lo), int(hi));
         }
     }

@@ -72,6 +72,11 @@ impl Cube {
     pub fn formula(&self) -> Term {
         Term::exists(&self.vars, &Term::and([Term::distinct(&self.vars), self.body(), self.outside()]))
     }
+    /// The invariant clause the cube stands for: `∀z̄. distinct(z̄) ⇒ ¬(body ∧ ∀o ∉ z̄. others(o))`.
+    pub fn negation(&self) -> Term {
+        let body = Term::implies(&Term::distinct(&self.vars), &Term::and([self.body(), self.outside()]).not());
+        Term::forall(&self.vars, &body)
+    }
     /// `∀o. o ∉ z̄ ⇒ others(o)` (true for a plain cube).
     pub fn outside(&self) -> Term {
         match self.outside_condition() {

@@ -6,6 +6,7 @@
 //! `∃x̄. guard ∧ ∀j. uguard(j) ∧ a' = λj. … ∧ g' = …`.
 
 pub mod cube;
+pub mod horn;
 
 use crate::logic::{free_vars, EnumDef, Sort, Term};
 use std::rc::Rc;

@@ -203,14 +203,17 @@ impl<'a> Restarts<'a, '_> {
         let start = Instant::now();
         let (mut exact, mut dropped_hints) = (false, vec![]);
         let (mut refuted_here, mut cannot_grow) = (0, false);
+        // one solver for all the searches (each query is in a scope of its own)
+        let mut solver = None;
         loop {
-            let mut search = Search::new(self.searched, self.options(exact, &dropped_hints));
+            let mut search = Search::new(self.searched, self.options(exact, &dropped_hints)).with_solver(solver.take());
             if let Some(or) = oracle.take() {
                 search = search.with_oracle(or);
             }
             let sys = self.searched;
             let ended = search.run(&mut |t: &AbstractTrace| check.real(sys, t));
             oracle = search.take_oracle();
+            solver = search.take_solver();
             self.stats.absorb(&search.stats);
             if self.settings.graph {
                 self.graph = Some(search.graph());

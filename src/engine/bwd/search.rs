@@ -7,6 +7,7 @@
 use crate::answer::{AbstractTrace, Answer, Counterexample, Edge, EdgeKind, GraphEdge, GraphNode, Hint, Limit, NodeKind, Proof, SearchGraph, Stats};
 use crate::system::cube::Cube;
 use crate::reach::fixpoint::{match_cube, subsumes, Facts, Match, Pattern};
+use crate::logic::units::refuted_by_units;
 use crate::logic::{Op, Sort, Term};
 use crate::reach::pre::pre_image;
 use crate::reach::safety::{index_bounds, initial_query, instantiate_all};
@@ -98,10 +99,12 @@ struct Node {
 pub struct Search<'a> {
     sys: &'a System,
     opts: Options,
-    solver: Box<dyn Solver>,
+    /// The solver, made at the first query unit propagation does not refute.
+    solver: Option<Box<dyn Solver>>,
     nodes: Vec<Node>,
     visited: Vec<usize>,
-    seen: HashMap<String, usize>,
+    /// The node of each cube met (canonical cubes: equality is identity of their terms).
+    seen: HashMap<Cube, usize>,
     /// Counters and timers.
     pub stats: Stats,
     start: Instant,
@@ -140,8 +143,29 @@ pub enum Ended {
 impl<'a> Search<'a> {
     /// A search on `sys` with the given options.
     pub fn new(sys: &'a System, opts: Options) -> Self {
-        let solver = smt::checker(opts.backend);
-        Search { sys, opts, solver, nodes: vec![], visited: vec![], seen: HashMap::new(), stats: Stats::default(), start: Instant::now(), oracle: None, truncated: false }
+        Search {
+            sys,
+            opts,
+            solver: None,
+            nodes: vec![],
+            visited: vec![],
+            seen: HashMap::new(),
+            stats: Stats::default(),
+            start: Instant::now(),
+            oracle: None,
+            truncated: false,
+        }
+    }
+
+    /// Uses this solver (one an earlier search made) instead of making one.
+    pub fn with_solver(mut self, solver: Option<Box<dyn Solver>>) -> Self {
+        self.solver = solver;
+        self
+    }
+
+    /// Gives the solver back, if the search made or was given one.
+    pub fn take_solver(&mut self) -> Option<Box<dyn Solver>> {
+        self.solver.take()
     }
 
     /// Uses the oracle to approximate visited cubes (BRAB).
@@ -186,11 +210,19 @@ impl<'a> Search<'a> {
         None
     }
 
-    fn check(&mut self, f: &Term) -> SatResult {
-        self.solver.push();
-        self.solver.assert(f);
-        let r = self.solver.check();
-        self.solver.pop();
+    /// Whether `f` is satisfiable: unsatisfiable without a solver when unit
+    /// propagation refutes it, else by the solver (made on first use), the
+    /// call counted by `count`.
+    fn check(&mut self, f: &Term, count: fn(&mut Stats) -> &mut usize) -> SatResult {
+        if refuted_by_units(f) {
+            return SatResult::Unsat;
+        }
+        *count(&mut self.stats) += 1;
+        let solver = self.solver.get_or_insert_with(|| smt::checker(self.opts.backend));
+        solver.push();
+        solver.assert(f);
+        let r = solver.check();
+        solver.pop();
         r
     }
 
@@ -277,7 +309,7 @@ impl<'a> Search<'a> {
             let map = u.vars.iter().cloned().zip(vars.iter().cloned()).collect();
             let lits: Vec<Term> = u.lits.iter().map(|l| crate::logic::substitute(l, &map)).collect();
             for c in Cube::normalize(&vars, &lits) {
-                if !self.seen.contains_key(&c.key()) {
+                if !self.seen.contains_key(&c) {
                     let id = self.add(c, None, None);
                     self.nodes[id].hint = hint;
                     queue.push_back(id);
@@ -293,8 +325,7 @@ impl<'a> Search<'a> {
     fn safety(&mut self, id: usize, cube: &Cube, replay: &mut dyn FnMut(&AbstractTrace) -> bool) -> Safety {
         let t0 = Instant::now();
         let q = initial_query(self.sys, cube);
-        self.stats.calls_safety += 1;
-        let r = self.check(&q);
+        let r = self.check(&q, |s| &mut s.calls_safety);
         self.stats.t_safety += t0.elapsed();
         match r {
             SatResult::Unsat => Safety::Disjoint,
@@ -326,8 +357,7 @@ impl<'a> Search<'a> {
     fn approximate(&mut self, id: usize, cube: Cube) -> Cube {
         let Some((c, images)) = self.oracle.as_mut().and_then(|o| o.approximate(&cube)) else { return cube };
         let q = initial_query(self.sys, &c);
-        self.stats.calls_safety += 1;
-        if self.check(&q) != SatResult::Unsat {
+        if self.check(&q, |s| &mut s.calls_safety) != SatResult::Unsat {
             if let Some(o) = self.oracle.as_mut() {
                 o.ban(&c);
             }
@@ -370,7 +400,7 @@ impl<'a> Search<'a> {
             let (pres, dropped) = pre_image(self.sys, cube, ti, self.opts.max_procs, self.opts.exact);
             self.truncated |= dropped;
             for (c, e) in pres {
-                if let Some(&old) = self.seen.get(&c.key()) {
+                if let Some(&old) = self.seen.get(&c) {
                     self.nodes[id].children.push((Some(old), e));
                     continue;
                 }
@@ -430,7 +460,7 @@ impl<'a> Search<'a> {
 
     fn add(&mut self, cube: Cube, parent: Option<usize>, edge: Option<Edge>) -> usize {
         self.stats.nodes += 1;
-        self.seen.insert(cube.key(), self.nodes.len());
+        self.seen.insert(cube.clone(), self.nodes.len());
         self.nodes.push(Node { cube, pattern: None, parent, edge, deleted: None, fate: Fate::Pending, children: vec![], approx: None, hint: None });
         self.nodes.len() - 1
     }
@@ -561,8 +591,7 @@ impl<'a> Search<'a> {
         parts.extend(index_bounds(self.sys, &cube.vars));
         parts.extend(instantiate_all(self.sys, &self.sys.axioms, &cube.vars));
         if clauses.is_empty() {
-            self.stats.calls_sat += 1;
-            return (self.check(&Term::and(parts)) == SatResult::Unsat).then_some(used);
+            return (self.check(&Term::and(parts), |s| &mut s.calls_sat) == SatResult::Unsat).then_some(used);
         }
         // one copy of each instance
         let mut seen = HashSet::new();
@@ -572,14 +601,12 @@ impl<'a> Search<'a> {
         if !local.is_empty() && local.len() < clauses.len() {
             let mut first = parts.clone();
             first.extend(local.iter().map(|&k| clauses[k].clone()));
-            self.stats.calls_fixpoint += 1;
-            if self.check(&Term::and(first)) == SatResult::Unsat {
+            if self.check(&Term::and(first), |s| &mut s.calls_fixpoint) == SatResult::Unsat {
                 return Some(local.iter().map(|&k| used[k].clone()).collect());
             }
         }
-        self.stats.calls_fixpoint += 1;
         parts.extend(clauses);
-        (self.check(&Term::and(parts)) == SatResult::Unsat).then_some(used)
+        (self.check(&Term::and(parts), |s| &mut s.calls_fixpoint) == SatResult::Unsat).then_some(used)
     }
 }
 

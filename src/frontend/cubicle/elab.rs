@@ -639,18 +639,13 @@ impl<'a> Elab<'a> {
             let sv = self.sys.vars[var].clone();
             let value = match (&a.index, is_array) {
                 (None, false) => match &a.rhs {
-                    Rhs::Nondet if sv.value_sort() == Sort::Index => {
-                        let k = Term::var(&self.fresh(&format!("{name}?")), Sort::Index);
-                        chosen.push(k.clone());
-                        k
-                    }
-                    Rhs::Nondet => {
-                        let v = Term::var(&self.fresh(&format!("{name}?")), sv.value_sort());
-                        values.push(v.clone());
-                        v
-                    }
+                    Rhs::Nondet => self.nondet(name, &sv.value_sort(), &mut chosen, &mut values),
                     Rhs::Term(e) => self.value_of(e, &sv.value_sort(), &format!("the assignment to '{name}'"))?,
-                    Rhs::Case(cases) => self.cases(cases, &sv.value_sort(), name)?,
+                    Rhs::Case(cases) => {
+                        let open = cases.last().is_some_and(|(c, _)| c.is_some());
+                        let otherwise = open.then(|| self.nondet(name, &sv.value_sort(), &mut chosen, &mut values));
+                        self.cases(cases, &sv.value_sort(), name, otherwise)?
+                    }
                 },
                 (None, true) => {
                     return Err(self.err(
@@ -674,15 +669,31 @@ impl<'a> Elab<'a> {
         Ok(())
     }
 
-    /// `case | c1 : v1 | … | _ : vn` as `ite(c1, v1, … vn)`.
-    pub(super) fn cases(&mut self, cases: &[(Option<Expr>, Expr)], want: &Sort, name: &str) -> Result<Term, Diagnostic> {
+    /// A value chosen nondeterministically for the scalar `name` (`X := .`):
+    /// a process is a new parameter (in `chosen`), any other value an
+    /// existential value (in `values`).
+    fn nondet(&mut self, name: &str, sort: &Sort, chosen: &mut Vec<Term>, values: &mut Vec<Term>) -> Term {
+        let v = Term::var(&self.fresh(&format!("{name}?")), sort.clone());
+        if *sort == Sort::Index { chosen } else { values }.push(v.clone());
+        v
+    }
+
+    /// `case | c1 : v1 | … | _ : vn` as `ite(c1, v1, … vn)`; a case list
+    /// without the default `| _ :` ends in `otherwise` (an error at its last
+    /// condition when there is none).
+    pub(super) fn cases(&mut self, cases: &[(Option<Expr>, Expr)], want: &Sort, name: &str, otherwise: Option<Term>) -> Result<Term, Diagnostic> {
         let what = format!("a case of the assignment to '{name}'");
-        let (last, rest) = cases.split_last().expect("at least one case");
-        let default = match &last.0 {
-            None => &last.1,
-            Some(c) => return Err(self.err(c.pos, "the last case must be the default '| _ : …'")),
+        let (mut acc, rest) = match (cases.split_last().expect("at least one case"), otherwise) {
+            ((last @ (None, _), rest), _) => (self.value_of(&last.1, want, &what)?, rest),
+            ((_, _), Some(v)) => (v, cases),
+            (((Some(c), _), _), None) => {
+                let msg = format!(
+                    "an element-wise case assignment to '{name}' without the default '| _ : …' is not supported \
+                     (Cubicle leaves such elements arbitrary; add '| _ : {name}[…]' to keep them)"
+                );
+                return Err(self.err(c.pos, msg));
+            }
         };
-        let mut acc = self.value_of(default, want, &what)?;
         let mut arms = vec![];
         for (cond, v) in rest {
             let Some(cond) = cond else {
@@ -736,7 +747,7 @@ impl<'a> Elab<'a> {
                     }
                     binders.push(self.bind_index(j));
                 }
-                self.cases(cases, &want, name).map(|body| Term::lambda(&binders, &body))
+                self.cases(cases, &want, name, None).map(|body| Term::lambda(&binders, &body))
             }
             Rhs::Term(e) => {
                 let targets = idx.iter().map(|i| self.index(i)).collect::<Result<Vec<_>, _>>()?;

@@ -43,9 +43,14 @@
 //!   quantifier splits the transition (named `t.1`, `t.2`, …);
 //!   quantifier-free disjunctions stay inside the guard.
 //! - Actions are simultaneous. `X := e`; `X := case | c : e | _ : e'`
-//!   (first matching case; the last case must be `_`); `A[j] := case …`
-//!   is `λj. ite(…)` with `j` a new name; `A[x] := e` is
-//!   `λj. ite(j = x, e, A[j])`; `let x = e in` names a term.
+//!   (first matching case); `A[j] := case …` is `λj. ite(…)` with `j` a
+//!   new name; `A[x] := e` is `λj. ite(j = x, e, A[j])`; `let x = e in`
+//!   names a term. A scalar's case list may end without the default
+//!   `| _ :` (Cubicle's grammar allows it): where no case applies the new
+//!   value is arbitrary, as in Cubicle's pre-image (each literal on the
+//!   value becomes `ite(c1, …, ite(cn, …, true))`), so it is chosen like
+//!   `X := .`. An array's case list without a default (arbitrary values
+//!   per element) is refused at its last condition.
 //! - `X := .` (or `?`) chooses a value nondeterministically: for an index
 //!   (`proc`) variable the value is a new transition parameter that is
 //!   either an existing parameter or a new process (one transition per

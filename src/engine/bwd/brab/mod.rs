@@ -27,8 +27,8 @@ pub struct Oracle<'a> {
     sets: HashMap<(Term, Vec<i64>, Vec<Term>), Vec<u64>>,
     /// Per cell: its values in every state (built on demand).
     columns: HashMap<usize, Vec<i64>>,
-    /// Keys of candidates shown reachable.
-    banned: HashSet<String>,
+    /// Candidates shown reachable (canonical cubes).
+    banned: HashSet<Cube>,
     /// Largest number of literals of a candidate.
     pub max_lits: usize,
     /// A path of the instance to an unsafe state found while exploring, as
@@ -84,7 +84,7 @@ impl<'a> Oracle<'a> {
 
     /// Marks a candidate as refuted (reachable): it is never proposed again.
     pub fn ban(&mut self, c: &Cube) {
-        self.banned.insert(c.key());
+        self.banned.insert(c.clone());
     }
 
     /// The number of refuted candidates.
@@ -227,7 +227,7 @@ impl<'a> Oracle<'a> {
                 return None;
             }
             let (c, ren) = Cube::normalize_renaming(&cube.vars, &[]).pop()?;
-            if self.banned.contains(&c.key()) {
+            if self.banned.contains(&c) {
                 return None;
             }
             let back: HashMap<&Term, &Term> = ren.iter().map(|(a, b)| (b, a)).collect();
@@ -248,7 +248,7 @@ impl<'a> Oracle<'a> {
                     continue;
                 }
                 let (c, ren) = cands.pop().unwrap();
-                if self.banned.contains(&c.key()) {
+                if self.banned.contains(&c) {
                     continue;
                 }
                 if self.reached(&lits, &vars) != Some(false) {
