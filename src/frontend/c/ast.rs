@@ -4,9 +4,10 @@
 //!
 //! Typedef names are resolved while parsing, so every type here is a
 //! [`Type`], and enumeration constants are replaced by their values;
-//! constructs the lowering does not support (floating point,
-//! structs, pointers) are still represented, and rejected only where a
-//! program really uses them.
+//! struct and union types refer to their definitions in
+//! [`TranslationUnit::structs`]. Constructs the lowering does not support
+//! (floating point, unions, bit-fields) are still represented, and
+//! rejected only where a program really uses them.
 
 /// A byte offset into the source text.
 pub type Pos = usize;
@@ -56,6 +57,8 @@ pub enum Type {
     Unsupported(&'static str),
     /// A pointer to the given type.
     Pointer(Box<Type>),
+    /// A struct or union type: its definition in [`TranslationUnit::structs`].
+    Struct(usize),
     /// An array of the given element type, with its size expression
     /// (absent in `int a[]`).
     Array(Box<Type>, Option<Box<Expr>>),
@@ -174,8 +177,8 @@ pub enum ExprKind {
     Call(Box<Expr>, Vec<Expr>),
     /// `a[i]`.
     Index(Box<Expr>, Box<Expr>),
-    /// `s.f` or `p->f` (unsupported by the lowering).
-    Member(Box<Expr>, String),
+    /// `s.f` (false) or `p->f` (true).
+    Member(Box<Expr>, String, bool),
     /// `(type) e`.
     Cast(Type, Box<Expr>),
     /// `sizeof (type)`.
@@ -195,6 +198,17 @@ pub enum Init {
     Expr(Expr),
     /// `= { … }`.
     List(Vec<Init>, Pos),
+    /// An item of a braced list with designators (`.f = e`, `[3] = e`).
+    Designated(Vec<Designator>, Box<Init>, Pos),
+}
+
+/// A designator of an initialiser list item.
+#[derive(Clone, PartialEq, Debug)]
+pub enum Designator {
+    /// `.name`
+    Field(String),
+    /// `[e]`
+    Index(Expr),
 }
 
 /// Where a declaration's object lives.
@@ -295,9 +309,37 @@ pub enum Item {
     Function(Function),
 }
 
+/// A member of a struct or union.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Field {
+    /// Its name (absent for an anonymous struct or union member).
+    pub name: Option<String>,
+    /// Its type.
+    pub ty: Type,
+    /// The width of a bit-field.
+    pub bits: Option<Box<Expr>>,
+    /// Where it is declared.
+    pub pos: Pos,
+}
+
+/// A struct or union type.
+#[derive(Clone, PartialEq, Debug)]
+pub struct StructDef {
+    /// Its tag (`struct S`), if it has one.
+    pub tag: Option<String>,
+    /// Whether it is a union.
+    pub union: bool,
+    /// Its members (absent while only declared: `struct S;`).
+    pub fields: Option<Vec<Field>>,
+    /// Where it is declared.
+    pub pos: Pos,
+}
+
 /// A whole file.
 #[derive(Clone, PartialEq, Debug, Default)]
 pub struct TranslationUnit {
     /// Its items in order.
     pub items: Vec<Item>,
+    /// The struct and union types, referred to by [`Type::Struct`].
+    pub structs: Vec<StructDef>,
 }

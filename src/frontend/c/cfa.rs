@@ -1,14 +1,17 @@
 //! The control-flow automaton of a C program: `main` with every called
-//! function inlined, names resolved to uniquely named program variables,
-//! C's integer conversions made explicit, and each node's single way out
-//! (a jump, an instruction, a branch, or nothing).
+//! function inlined, C objects as program variables ([`memory`]: regions,
+//! places, pointers), C's integer conversions made explicit, and each
+//! node's single way out (a jump, an instruction, a branch, or nothing).
 //!
 //! Expressions keep their side effects ([`LExpr::Assign`], nondeterministic
 //! inputs); calls of program functions are lifted out of them (the body is
 //! inlined before the expression, the call replaced by its result
 //! variable). Everything the lowering cannot express exactly is reported
-//! as `unsupported: …` at the construct. Expressions and types are in
-//! the submodule `cfa/expr.rs`.
+//! as `unsupported: …` at the construct. The automaton is built again while
+//! a construction learns new facts ([`facts`]: constants of variables
+//! assigned once, the objects pointers point into). Expressions are in
+//! `cfa/value.rs` and `cfa/expr.rs`, declarations in `cfa/decl.rs`, calls
+//! in `cfa/call.rs`.
 
 use super::ast::*;
 use super::DataModel;
@@ -16,9 +19,16 @@ use crate::frontend::Diagnostic;
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
+mod call;
+mod decl;
 mod expr;
+pub mod facts;
+mod memory;
+mod value;
 
-use expr::{as_const, assign, is_pure, visit};
+use expr::{as_const, assign, fold, is_pure, visit};
+use facts::{Facts, LeafKey};
+use memory::{Region, Val};
 
 /// A node of the automaton.
 pub type NodeId = usize;
@@ -34,6 +44,8 @@ pub struct Var {
     pub global: bool,
     /// The value range of its C type (of the elements for arrays).
     pub range: (i64, i64),
+    /// The leaf of a C object it stands for (facts are kept per leaf).
+    pub key: Option<LeafKey>,
 }
 
 /// Where an assignment stores.
@@ -137,6 +149,8 @@ pub enum Instr {
     /// Initialise a one-dimensional array: the listed values at 0, 1, …,
     /// zero up to the size (when known), the rest unchanged.
     InitArray(usize, Vec<LExpr>, Option<i64>),
+    /// Set every cell whose indices start with the given ones to a value.
+    Fill(usize, Vec<LExpr>, LExpr),
 }
 
 /// The way out of a node.
@@ -168,6 +182,8 @@ pub enum InitFact {
     Scalar(usize, i64),
     /// A global array: the listed values at 0, 1, …, zero elsewhere.
     Array(usize, Vec<i64>),
+    /// A global array of any dimensions: the listed cells, zero elsewhere.
+    Cells(usize, Vec<(Vec<i64>, i64)>),
 }
 
 /// The automaton of a whole program.
@@ -200,20 +216,11 @@ fn reserved(name: &str) -> bool {
     WORDS.contains(&name) || location_like
 }
 
-/// An array as code sees it: its variable, element type, and the sizes of
-/// its dimensions when constant.
-#[derive(Clone, Debug)]
-struct ArrayInfo {
-    var: usize,
-    elem: IntTy,
-    dims: Vec<Option<i64>>,
-}
-
 /// What a name stands for.
 #[derive(Clone, Debug)]
 enum Binding {
-    Scalar(usize, IntTy),
-    Array(ArrayInfo),
+    /// A C object.
+    Region(usize),
     /// A declared object of a type the lowering does not support.
     Unsupported(&'static str),
 }
@@ -221,7 +228,8 @@ enum Binding {
 /// One inlined function activation.
 struct Frame {
     name: String,
-    ret: Option<(usize, IntTy)>,
+    /// The region of the result.
+    ret: Option<usize>,
     ret_node: NodeId,
     scopes: Vec<HashMap<String, Binding>>,
     labels: HashMap<String, (NodeId, bool)>,
@@ -233,8 +241,9 @@ struct Frame {
 
 struct Builder<'a> {
     src: &'a str,
+    tu: &'a TranslationUnit,
     /// Where each line starts (for the line of a position).
-    line_starts: Vec<usize>,
+    line_starts: &'a [usize],
     deadline: Option<Instant>,
     /// Statements built so far (the deadline is checked every so often).
     steps: usize,
@@ -242,11 +251,14 @@ struct Builder<'a> {
     funcs: HashMap<&'a str, &'a Function>,
     declared: HashSet<&'a str>,
     globals: HashMap<String, Binding>,
-    /// The variables of static locals, one per declaration (shared by every inlined call).
+    /// The regions of static locals, one per declaration (shared by every inlined call).
     statics: HashMap<*const Decl, Binding>,
     frames: Vec<Frame>,
     vars: Vec<Var>,
     names: HashSet<String>,
+    /// The names taken, in order (undone after a dry run).
+    name_log: Vec<String>,
+    regions: Vec<Region>,
     nodes: Vec<Node>,
     cur: NodeId,
     line: usize,
@@ -254,15 +266,56 @@ struct Builder<'a> {
     error: NodeId,
     exit: NodeId,
     initial: Vec<InitFact>,
+    /// What the previous construction learnt.
+    facts: &'a Facts,
+    /// Whether there was none.
+    first_walk: bool,
+    /// What this construction learns.
+    facts_out: Facts,
+    /// The first use of a pointer whose object this construction did not know.
+    unknown: Option<Diagnostic>,
+    /// Whether what is built is thrown away (`sizeof`, constant expressions).
+    dry: bool,
+    /// Whether a dry run met a pointer whose object is not known (its
+    /// value is then not a constant).
+    dry_unknown: bool,
+    /// While a global's initialiser is read: the cells it sets (variable,
+    /// indices, value) instead of instructions.
+    recording: Option<Vec<(usize, Vec<i64>, i64)>>,
 }
 
 type R<T> = Result<T, Diagnostic>;
 
-/// Builds the automaton of `main`, functions inlined.
+/// The most constructions of the automaton before its facts must settle.
+const MAX_WALKS: usize = 6;
+
+/// Builds the automaton of `main`, functions inlined: again while a
+/// construction learns facts the previous one did not have.
 pub fn build(src: &str, tu: &TranslationUnit, model: DataModel, deadline: Option<Instant>) -> R<Cfa> {
+    let line_starts: Vec<usize> = std::iter::once(0).chain(src.match_indices('\n').map(|(k, _)| k + 1)).collect();
+    let mut facts = Facts::default();
+    for walk in 0..MAX_WALKS {
+        let (cfa, learnt, unknown) = build_once(src, tu, model, deadline, &line_starts, &facts, walk == 0)?;
+        if learnt == facts {
+            if let Some(d) = unknown {
+                return Err(d);
+            }
+            return Ok(cfa);
+        }
+        facts = learnt;
+    }
+    // an automaton built on facts its own walk did not confirm could be wrong
+    Err(Diagnostic::new(1, 1, format!("unsupported: the facts about constants and pointers did not settle after {MAX_WALKS} constructions")))
+}
+
+type Built = (Cfa, Facts, Option<Diagnostic>);
+
+/// One construction of the automaton with the facts of the previous one.
+fn build_once(src: &str, tu: &TranslationUnit, model: DataModel, deadline: Option<Instant>, line_starts: &[usize], facts: &Facts, first_walk: bool) -> R<Built> {
     let mut b = Builder {
         src,
-        line_starts: std::iter::once(0).chain(src.match_indices('\n').map(|(k, _)| k + 1)).collect(),
+        tu,
+        line_starts,
         deadline,
         steps: 0,
         model,
@@ -273,6 +326,8 @@ pub fn build(src: &str, tu: &TranslationUnit, model: DataModel, deadline: Option
         frames: vec![],
         vars: vec![],
         names: HashSet::new(),
+        name_log: vec![],
+        regions: vec![],
         nodes: vec![],
         cur: 0,
         line: 1,
@@ -280,6 +335,13 @@ pub fn build(src: &str, tu: &TranslationUnit, model: DataModel, deadline: Option
         error: 0,
         exit: 0,
         initial: vec![],
+        facts,
+        first_walk,
+        facts_out: Facts::default(),
+        unknown: None,
+        dry: false,
+        dry_unknown: false,
+        recording: None,
     };
     b.error = b.new_node(1);
     b.exit = b.new_node(1);
@@ -316,10 +378,7 @@ pub fn build(src: &str, tu: &TranslationUnit, model: DataModel, deadline: Option
     for p in &main.params {
         if let Some(n) = &p.name {
             let bnd = match &p.ty {
-                Type::Int(t) => {
-                    let v = b.new_var(n, 0, false, *t, p.pos)?;
-                    Binding::Scalar(v, *t)
-                }
+                Type::Int(_) => Binding::Region(b.new_region(n, p.ty.clone(), false, false, false, p.pos)?),
                 _ => Binding::Unsupported("parameters of main other than integers"),
             };
             b.bind(n, bnd);
@@ -328,7 +387,8 @@ pub fn build(src: &str, tu: &TranslationUnit, model: DataModel, deadline: Option
     b.stmts(&main.body)?;
     b.finish_function(main.pos)?;
     b.goto(b.exit);
-    Ok(Cfa { vars: b.vars, nodes: b.nodes, entry, error: b.error, exit: b.exit, initial: b.initial })
+    let cfa = Cfa { vars: b.vars, nodes: b.nodes, entry, error: b.error, exit: b.exit, initial: b.initial };
+    Ok((cfa, b.facts_out, b.unknown))
 }
 
 impl<'a> Builder<'a> {
@@ -353,12 +413,18 @@ impl<'a> Builder<'a> {
             k += 1;
         }
         self.names.insert(name.clone());
+        self.name_log.push(name.clone());
         name
     }
-    fn new_var(&mut self, base: &str, dims: usize, global: bool, ty: IntTy, pos: Pos) -> R<usize> {
+    /// A new program variable with its C type's range, standing for a
+    /// leaf of a C object (`key`) or for a value of the lowering.
+    fn new_var(&mut self, base: &str, dims: usize, global: bool, ty: IntTy, pos: Pos, key: Option<LeafKey>) -> R<usize> {
         let range = self.range(ty, pos)?;
+        self.new_var_range(base, dims, global, range, key)
+    }
+    fn new_var_range(&mut self, base: &str, dims: usize, global: bool, range: (i64, i64), key: Option<LeafKey>) -> R<usize> {
         let name = self.fresh_name(base);
-        self.vars.push(Var { name, dims, global, range });
+        self.vars.push(Var { name, dims, global, range, key });
         Ok(self.vars.len() - 1)
     }
     fn bind(&mut self, name: &str, b: Binding) {
@@ -385,125 +451,6 @@ impl<'a> Builder<'a> {
         self.frames.last_mut().expect("inside a function")
     }
 
-    /// The element type and dimension sizes of an array type.
-    fn array_shape(&mut self, t: &'a Type, pos: Pos) -> R<(IntTy, Vec<Option<i64>>)> {
-        let mut dims = vec![];
-        let mut t = t;
-        while let Type::Array(elem, n) = t {
-            let size = match n {
-                Some(n) => self.try_const(n),
-                None => None,
-            };
-            dims.push(size);
-            t = elem;
-        }
-        let elem = match t {
-            Type::Int(i) => *i,
-            Type::Pointer(_) => return Err(self.unsupported(pos, "arrays of pointers")),
-            Type::Unsupported(what) => return Err(self.unsupported(pos, format!("arrays of {what}"))),
-            _ => return Err(self.unsupported(pos, "arrays of this element type")),
-        };
-        if dims.len() > 2 {
-            return Err(self.unsupported(pos, "arrays of more than two dimensions"));
-        }
-        Ok((elem, dims))
-    }
-
-    /// The value of an integer constant expression (sizes, case labels, global initialisers).
-    fn const_int(&mut self, e: &'a Expr) -> R<i64> {
-        self.try_const(e).ok_or_else(|| self.unsupported(e.pos, "this expression must be an integer constant"))
-    }
-    fn try_const(&mut self, e: &'a Expr) -> Option<i64> {
-        let saved = (self.nodes.len(), self.cur);
-        let r = self.rvalue(e).ok().and_then(|(l, _)| as_const(&l));
-        // a constant expression emits nothing; drop anything a failed attempt created
-        if self.nodes.len() != saved.0 {
-            self.nodes.truncate(saved.0);
-            self.cur = saved.1;
-            self.nodes[self.cur].out = Out::Stop;
-            return None;
-        }
-        r
-    }
-
-    fn global_decl(&mut self, d: &'a Decl) -> R<()> {
-        match (&d.ty, d.storage) {
-            (_, Storage::Typedef) => {}
-            (Type::Function(..), _) => {
-                self.declared.insert(d.name.as_str());
-            }
-            (Type::Int(t), _) => {
-                let v = self.new_var(&d.name, 0, true, *t, d.pos)?;
-                let value = match &d.init {
-                    None => 0,
-                    Some(Init::Expr(e)) => {
-                        let c = self.const_int(e)?;
-                        self.wrap_const(c, *t, e.pos)?
-                    }
-                    Some(Init::List(_, pos)) => return Err(self.unsupported(*pos, "a braced initialiser for a scalar")),
-                };
-                self.initial.push(InitFact::Scalar(v, value));
-                self.globals.insert(d.name.clone(), Binding::Scalar(v, *t));
-            }
-            (Type::Array(..), _) => {
-                let (elem, dims) = self.array_shape(&d.ty, d.pos)?;
-                let v = self.new_var(&d.name, dims.len(), true, elem, d.pos)?;
-                let values = match &d.init {
-                    None => vec![],
-                    Some(init) => {
-                        let items = self.init_items(init, elem, dims.len())?;
-                        let mut out = vec![];
-                        for e in items {
-                            let c = self.const_int(e)?;
-                            out.push(self.wrap_const(c, elem, e.pos)?);
-                        }
-                        out
-                    }
-                };
-                self.initial.push(InitFact::Array(v, values));
-                self.globals.insert(d.name.clone(), Binding::Array(ArrayInfo { var: v, elem, dims }));
-            }
-            (Type::Pointer(_), _) => {
-                self.globals.insert(d.name.clone(), Binding::Unsupported("pointers"));
-            }
-            (Type::Unsupported(what), _) => {
-                self.globals.insert(d.name.clone(), Binding::Unsupported(what));
-            }
-            (Type::Void, _) => return Err(self.err(d.pos, format!("variable '{}' declared void", d.name))),
-        }
-        Ok(())
-    }
-
-    fn wrap_const(&self, c: i64, t: IntTy, pos: Pos) -> R<i64> {
-        let e = self.convert(LExpr::Const(c), IntTy { kind: IntKind::LongLong, signed: true }, t, pos)?;
-        Ok(as_const(&e).unwrap_or(c))
-    }
-
-    /// The element expressions of an array initialiser (strings for char arrays).
-    fn init_items<'i>(&self, init: &'i Init, elem: IntTy, dims: usize) -> R<Vec<&'i Expr>> {
-        match init {
-            Init::List(items, pos) => {
-                if dims != 1 {
-                    return Err(self.unsupported(*pos, "initialisers of two-dimensional arrays"));
-                }
-                items
-                    .iter()
-                    .map(|i| match i {
-                        Init::Expr(e) => Ok(e),
-                        Init::List(_, p) => Err(self.unsupported(*p, "nested braced initialisers")),
-                    })
-                    .collect()
-            }
-            Init::Expr(e) => {
-                if matches!(e.kind, ExprKind::Str(_)) && elem.kind == IntKind::Char {
-                    Err(self.unsupported(e.pos, "string initialisers (write the characters in braces)"))
-                } else {
-                    Err(self.unsupported(e.pos, "initialising an array from an expression"))
-                }
-            }
-        }
-    }
-
     // ----- nodes -----
 
     fn new_node(&mut self, line: usize) -> NodeId {
@@ -519,7 +466,7 @@ impl<'a> Builder<'a> {
         self.end(Out::Goto(target));
     }
     /// Continues at `node` (falling through into it).
-    fn place(&mut self, node: NodeId) {
+    fn fall_into(&mut self, node: NodeId) {
         self.nodes[self.cur].out = Out::Goto(node);
         self.cur = node;
     }
@@ -570,11 +517,11 @@ impl<'a> Builder<'a> {
                 if let Some(e) = e {
                     self.scoped(|b| b.stmt(e))?;
                 }
-                self.place(join);
+                self.fall_into(join);
             }
             StmtKind::While(c, body) => {
                 let head = self.new_node(self.line);
-                self.place(head);
+                self.fall_into(head);
                 let (bn, out) = (self.new_node(self.line), self.new_node(self.line));
                 self.cond(c, bn, out)?;
                 self.cur = bn;
@@ -584,10 +531,10 @@ impl<'a> Builder<'a> {
             }
             StmtKind::DoWhile(body, c) => {
                 let head = self.new_node(self.line);
-                self.place(head);
+                self.fall_into(head);
                 let (cont, out) = (self.new_node(self.line), self.new_node(self.line));
                 self.loop_body(body, out, cont)?;
-                self.place(cont);
+                self.fall_into(cont);
                 self.line = self.line_of(c.pos);
                 self.cond(c, head, out)?;
                 self.cur = out;
@@ -600,15 +547,15 @@ impl<'a> Builder<'a> {
                     }
                     b.line = line;
                     let head = b.new_node(line);
-                    b.place(head);
+                    b.fall_into(head);
                     let (bn, out, cont) = (b.new_node(line), b.new_node(line), b.new_node(line));
                     match c {
                         Some(c) => b.cond(c, bn, out)?,
-                        None => b.place(bn),
+                        None => b.fall_into(bn),
                     }
                     b.cur = bn;
                     b.loop_body(body, out, cont)?;
-                    b.place(cont);
+                    b.fall_into(cont);
                     b.line = line;
                     if let Some(st) = step {
                         b.effect(st)?;
@@ -634,10 +581,10 @@ impl<'a> Builder<'a> {
             StmtKind::Return(e) => {
                 if let Some(e) = e {
                     match self.frame().ret {
-                        Some((v, t)) => {
-                            let (val, vt) = self.rvalue(e)?;
-                            let val = self.convert(val, vt, t, e.pos)?;
-                            self.emit(Instr::Eval(assign(LValue::Scalar(v), val)));
+                        Some(r) => {
+                            let v = self.value(e)?;
+                            let place = self.whole(r);
+                            self.store(&place, v, false, e.pos)?;
                         }
                         None => self.effect(e)?,
                     }
@@ -651,7 +598,7 @@ impl<'a> Builder<'a> {
             }
             StmtKind::Labeled(l, body) => {
                 let n = self.define_label(l, s.pos)?;
-                self.place(n);
+                self.fall_into(n);
                 self.stmt(body)?;
             }
             StmtKind::Switch(e, body) => self.switch(e, body)?,
@@ -707,7 +654,7 @@ impl<'a> Builder<'a> {
         let val = if is_pure(&val) {
             val
         } else {
-            let v = self.new_var("switch", 0, false, t, e.pos)?;
+            let v = self.new_var("switch", 0, false, t, e.pos, None)?;
             self.emit(Instr::Eval(assign(LValue::Scalar(v), val)));
             LExpr::Scalar(v)
         };
@@ -720,7 +667,7 @@ impl<'a> Builder<'a> {
         self.frame().jumps.pop();
         let cases = self.frame().switches.pop().expect("the switch's cases");
         r?;
-        self.place(out);
+        self.fall_into(out);
         // the dispatch: a chain of tests
         let default = cases.iter().find(|c| c.0.is_none()).map(|c| c.1).unwrap_or(out);
         let mut at = dispatch;
@@ -743,78 +690,8 @@ impl<'a> Builder<'a> {
             return Err(self.err(pos, "duplicate case label"));
         }
         cases.push((v, n));
-        self.place(n);
+        self.fall_into(n);
         Ok(())
-    }
-
-    fn local_decl(&mut self, d: &'a Decl) -> R<()> {
-        match (&d.ty, d.storage) {
-            (_, Storage::Typedef) | (Type::Function(..), _) => Ok(()),
-            (_, Storage::Extern) => Err(self.unsupported(d.pos, "extern declarations inside functions")),
-            (_, Storage::Static) => {
-                // a static local is a global with a local name, one per declaration
-                if let Some(b) = self.statics.get(&(d as *const Decl)).cloned() {
-                    self.bind(&d.name, b);
-                    return Ok(());
-                }
-                let frames = std::mem::take(&mut self.frames);
-                let shadowed = self.globals.remove(&d.name);
-                let r = self.global_decl(d);
-                self.frames = frames;
-                r?;
-                let b = self.globals.remove(&d.name).expect("just declared");
-                if let Some(g) = shadowed {
-                    self.globals.insert(d.name.clone(), g);
-                }
-                self.statics.insert(d as *const Decl, b.clone());
-                self.bind(&d.name, b);
-                Ok(())
-            }
-            (Type::Int(t), _) => {
-                let t = *t;
-                let v = self.new_var(&d.name, 0, false, t, d.pos)?;
-                match &d.init {
-                    None => {
-                        self.bind(&d.name, Binding::Scalar(v, t));
-                        self.emit(Instr::Havoc(v));
-                    }
-                    Some(Init::Expr(e)) => {
-                        // the initialiser sees the enclosing binding of the name
-                        let (val, vt) = self.rvalue(e)?;
-                        let val = self.convert(val, vt, t, e.pos)?;
-                        self.bind(&d.name, Binding::Scalar(v, t));
-                        self.emit(Instr::Eval(assign(LValue::Scalar(v), val)));
-                    }
-                    Some(Init::List(_, pos)) => return Err(self.unsupported(*pos, "a braced initialiser for a scalar")),
-                }
-                Ok(())
-            }
-            (Type::Array(..), _) => {
-                let (elem, dims) = self.array_shape(&d.ty, d.pos)?;
-                let v = self.new_var(&d.name, dims.len(), false, elem, d.pos)?;
-                self.bind(&d.name, Binding::Array(ArrayInfo { var: v, elem, dims: dims.clone() }));
-                match &d.init {
-                    None if self.loop_depth > 0 => Err(self.unsupported(
-                        d.pos,
-                        "an uninitialised array declared inside a loop (its contents would be re-chosen at every iteration)",
-                    )),
-                    None => Ok(()),
-                    Some(init) => {
-                        let items = self.init_items(init, elem, dims.len())?;
-                        let mut vals = vec![];
-                        for e in items {
-                            let (val, vt) = self.rvalue(e)?;
-                            vals.push(self.convert(val, vt, elem, e.pos)?);
-                        }
-                        self.emit(Instr::InitArray(v, vals, dims[0]));
-                        Ok(())
-                    }
-                }
-            }
-            (Type::Pointer(_), _) => Err(self.unsupported(d.pos, "pointer variables (only arrays are supported)")),
-            (Type::Unsupported(what), _) => Err(self.unsupported(d.pos, what)),
-            (Type::Void, _) => Err(self.err(d.pos, format!("variable '{}' declared void", d.name))),
-        }
     }
 
     /// Checks the labels of the function being left.
@@ -829,9 +706,9 @@ impl<'a> Builder<'a> {
     // ----- conditions and effects -----
 
     /// Branches to `t` if `e` holds, else to `f`; `&&`, `||` and `!` become
-    /// control flow when their operands call program functions.
+    /// control flow when their operands need it ([`Builder::needs_control`]).
     fn cond(&mut self, e: &'a Expr, t: NodeId, f: NodeId) -> R<()> {
-        if self.calls_program_function(e) {
+        if self.needs_control(e) {
             match &e.kind {
                 ExprKind::Binary(BinOp::And, a, b) => {
                     let mid = self.new_node(self.line);
@@ -849,23 +726,9 @@ impl<'a> Builder<'a> {
                 _ => {}
             }
         }
-        let (c, _) = self.rvalue(e)?;
+        let c = self.truth(e)?;
         self.end(Out::Branch(c, t, f));
         Ok(())
-    }
-
-    /// Whether evaluating `e` may call a function with a body (or a control builtin).
-    fn calls_program_function(&self, e: &Expr) -> bool {
-        let mut found = false;
-        visit(e, &mut |x| {
-            if let ExprKind::Call(f, _) = &x.kind {
-                match &f.kind {
-                    ExprKind::Ident(n) if n.starts_with("__VERIFIER_nondet_") && !self.funcs.contains_key(n.as_str()) => {}
-                    _ => found = true,
-                }
-            }
-        });
-        found
     }
 
     /// Lowers an expression evaluated for its effects only.
@@ -884,13 +747,11 @@ impl<'a> Builder<'a> {
                         return Ok(());
                     }
                 }
-                let (v, _) = self.call(f, args, e.pos, true)?;
-                if !is_pure(&v) {
-                    self.emit(Instr::Eval(v));
-                }
+                let v = self.call(f, args, e.pos, true)?;
+                self.eval_effects(v);
                 Ok(())
             }
-            ExprKind::Cond(c, a, b) if self.calls_program_function(a) || self.calls_program_function(b) => {
+            ExprKind::Cond(c, a, b) if self.needs_control(a) || self.needs_control(b) => {
                 let (tn, en, join) = (self.new_node(self.line), self.new_node(self.line), self.new_node(self.line));
                 self.cond(c, tn, en)?;
                 self.cur = tn;
@@ -898,10 +759,10 @@ impl<'a> Builder<'a> {
                 self.goto(join);
                 self.cur = en;
                 self.effect(b)?;
-                self.place(join);
+                self.fall_into(join);
                 Ok(())
             }
-            ExprKind::Binary(op @ (BinOp::And | BinOp::Or), a, b) if self.calls_program_function(b) => {
+            ExprKind::Binary(op @ (BinOp::And | BinOp::Or), a, b) if self.needs_control(b) => {
                 let (tn, join) = (self.new_node(self.line), self.new_node(self.line));
                 if *op == BinOp::And {
                     self.cond(a, tn, join)?;
@@ -910,172 +771,29 @@ impl<'a> Builder<'a> {
                 }
                 self.cur = tn;
                 self.effect(b)?;
-                self.place(join);
+                self.fall_into(join);
                 Ok(())
             }
             _ => {
-                let (v, _) = self.rvalue(e)?;
-                if !is_pure(&v) {
-                    self.emit(Instr::Eval(v));
-                }
+                let v = self.value(e)?;
+                self.eval_effects(v);
                 Ok(())
             }
         }
     }
 
-    /// Calls with a fixed meaning for verification (when the program does
-    /// not define them, or always for the error functions and assertions).
-    /// Returns whether `name` was one.
-    fn control_builtin(&mut self, name: &str, args: &'a [Expr], pos: Pos) -> R<bool> {
-        match name {
-            "reach_error" | "__VERIFIER_error" | "__assert_fail" | "__assert" | "__assert_perror_fail" => {
-                self.goto(self.error);
-            }
-            "__VERIFIER_assert" | "assert" => {
-                let [c] = args else { return Err(self.err(pos, format!("'{name}' takes one argument"))) };
-                let next = self.new_node(self.line);
-                self.cond(c, next, self.error)?;
-                self.cur = next;
-            }
-            "__VERIFIER_assume" | "assume_abort_if_not" => {
-                let [c] = args else { return Err(self.err(pos, format!("'{name}' takes one argument"))) };
-                let (next, dead) = (self.new_node(self.line), self.new_node(self.line));
-                self.cond(c, next, dead)?;
-                self.cur = next;
-            }
-            "abort" | "exit" | "_Exit" if !self.funcs.contains_key(name) => {
-                self.goto(self.exit);
-            }
-            _ => return Ok(false),
-        }
-        Ok(true)
-    }
-
-    /// A call in an expression: a nondeterministic input, or an inlined
-    /// program function whose result variable stands for the call.
-    fn call(&mut self, f: &'a Expr, args: &'a [Expr], pos: Pos, for_effect: bool) -> R<(LExpr, IntTy)> {
-        let ExprKind::Ident(name) = &f.kind else {
-            return Err(self.unsupported(f.pos, "calls through function pointers"));
+    /// Evaluates the parts of a value that have effects (`p++;`, `x = 1;`).
+    fn eval_effects(&mut self, v: Val) {
+        let parts = match v {
+            Val::Int(x, _) => vec![x],
+            Val::Ptr(p) => std::iter::once(p.flag).chain(p.at.into_iter().flat_map(|a| a.idx)).collect(),
+            Val::Obj(p) => p.idx,
+            Val::Alloc(_) => vec![],
         };
-        if self.lookup(name).is_some() {
-            return Err(self.unsupported(f.pos, format!("calling '{name}', which is not a function")));
-        }
-        if self.control_builtin(name, args, pos)? {
-            return Ok((LExpr::Const(0), IntTy::INT));
-        }
-        if let Some(func) = self.funcs.get(name.as_str()).copied() {
-            return self.inline(func, args, pos, for_effect);
-        }
-        if let Some(suffix) = name.strip_prefix("__VERIFIER_nondet_") {
-            let t = self.nondet_type(suffix, f.pos)?;
-            let (lo, hi) = self.range(t, f.pos)?;
-            return Ok((LExpr::Nondet(lo, hi, self.line_of(pos)), t));
-        }
-        match name.as_str() {
-            "malloc" | "calloc" | "realloc" | "alloca" | "free" => Err(self.unsupported(pos, format!("dynamic memory ('{name}')"))),
-            _ if self.declared.contains(name.as_str()) => {
-                Err(self.unsupported(pos, format!("calling '{name}', which is declared but has no body")))
-            }
-            _ => Err(self.err(f.pos, format!("call to undeclared function '{name}'"))),
-        }
-    }
-
-    fn nondet_type(&self, suffix: &str, pos: Pos) -> R<IntTy> {
-        let t = |kind, signed| IntTy { kind, signed };
-        Ok(match suffix {
-            "int" => IntTy::INT,
-            "uint" | "unsigned" | "u32" => IntTy::UINT,
-            "char" => t(IntKind::Char, true),
-            "uchar" | "u8" => t(IntKind::Char, false),
-            "short" => t(IntKind::Short, true),
-            "ushort" | "u16" => t(IntKind::Short, false),
-            "long" => t(IntKind::Long, true),
-            "ulong" => t(IntKind::Long, false),
-            "longlong" => t(IntKind::LongLong, true),
-            "ulonglong" => t(IntKind::LongLong, false),
-            "bool" | "_Bool" => t(IntKind::Bool, false),
-            "size_t" => self.size_t(),
-            _ => return Err(self.unsupported(pos, format!("__VERIFIER_nondet_{suffix} (not an integer type)"))),
-        })
-    }
-
-    /// Inlines a call of `func`: parameters assigned (arrays by reference),
-    /// the body lowered in a new frame, the result in a fresh variable.
-    fn inline(&mut self, func: &'a Function, args: &'a [Expr], pos: Pos, for_effect: bool) -> R<(LExpr, IntTy)> {
-        if self.frames.iter().any(|f| f.name == func.name) {
-            return Err(self.unsupported(pos, format!("recursive call to '{}'", func.name)));
-        }
-        if args.len() != func.params.len() {
-            return Err(self.err(pos, format!("'{}' takes {} argument(s), {} given", func.name, func.params.len(), args.len())));
-        }
-        // arguments, in the caller's scope
-        let mut bindings = vec![];
-        let mut assigns = vec![];
-        for (p, a) in func.params.iter().zip(args) {
-            let name = p.name.clone().unwrap_or_default();
-            match &p.ty {
-                Type::Array(..) | Type::Pointer(_) => {
-                    let arr = match &a.kind {
-                        ExprKind::Ident(n) => match self.lookup(n) {
-                            Some(Binding::Array(info)) => info.clone(),
-                            _ => return Err(self.unsupported(a.pos, "passing something other than an array to an array or pointer parameter")),
-                        },
-                        _ => return Err(self.unsupported(a.pos, "passing something other than an array name to an array or pointer parameter")),
-                    };
-                    let want = match &p.ty {
-                        Type::Pointer(t) => 1 + matches!(**t, Type::Array(..)) as usize,
-                        t => self.array_shape(t, p.pos)?.1.len(),
-                    };
-                    if want != arr.dims.len() {
-                        return Err(self.unsupported(a.pos, "an array argument whose dimensions differ from the parameter's"));
-                    }
-                    bindings.push((name, Binding::Array(arr)));
-                }
-                Type::Int(t) => {
-                    let (v, vt) = self.rvalue(a)?;
-                    let v = self.convert(v, vt, *t, a.pos)?;
-                    let var = self.new_var(&name, 0, false, *t, p.pos)?;
-                    assigns.push(Instr::Eval(assign(LValue::Scalar(var), v)));
-                    bindings.push((name, Binding::Scalar(var, *t)));
-                }
-                other => {
-                    let _ = self.int_type(other, p.pos)?;
-                }
+        for x in parts {
+            if !is_pure(&x) {
+                self.emit(Instr::Eval(x));
             }
         }
-        for a in assigns {
-            self.emit(a);
-        }
-        let ret = match &func.ret {
-            Type::Void => None,
-            t => {
-                let t = self.int_type(t, func.pos)?;
-                Some((self.new_var(&format!("{}_result", func.name), 0, false, t, func.pos)?, t))
-            }
-        };
-        if ret.is_none() && !for_effect {
-            return Err(self.err(pos, format!("the void function '{}' is used as a value", func.name)));
-        }
-        let ret_node = self.new_node(self.line);
-        self.frames.push(Frame {
-            name: func.name.clone(),
-            ret,
-            ret_node,
-            scopes: vec![bindings.into_iter().collect()],
-            labels: HashMap::new(),
-            jumps: vec![],
-            switches: vec![],
-        });
-        let saved_line = self.line;
-        let r = self.stmts(&func.body).and_then(|_| self.finish_function(func.pos));
-        self.frames.pop();
-        r?;
-        self.line = saved_line;
-        self.place(ret_node);
-        Ok(match ret {
-            Some((v, t)) => (LExpr::Scalar(v), t),
-            None => (LExpr::Const(0), IntTy::INT),
-        })
     }
-
 }

@@ -384,6 +384,19 @@ impl Exec<'_> {
                 s.store[*v] = Term::lambda(std::slice::from_ref(j), &body);
                 self.touched.push(*v);
             }
+            Instr::Fill(v, prefix, value) => {
+                let prefix: Vec<Term> = prefix.iter().map(|e| self.int(s, e, None)).collect();
+                let value = self.int(s, value, None);
+                let dims = self.cfa.vars[*v].dims;
+                s.store[*v] = if dims == 0 {
+                    value
+                } else {
+                    let js = &self.js[..dims];
+                    let hit = Term::and(js.iter().zip(&prefix).map(|(j, p)| Term::eq(j, p)));
+                    Term::lambda(js, &Term::ite(&hit, &value, &Term::select(&s.store[*v], js)))
+                };
+                self.touched.push(*v);
+            }
         }
     }
 }
@@ -419,7 +432,8 @@ pub fn lower(cfa: &Cfa, deadline: Option<std::time::Instant>) -> Result<System, 
             d => Term::var(&v.name, Sort::array(vec![Sort::Int; d], Sort::Int)),
         })
         .collect();
-    let js = vec![Term::var("j!", Sort::Int), Term::var("k!", Sort::Int)];
+    let dims = cfa.vars.iter().map(|v| v.dims).max().unwrap_or(0).max(2);
+    let js = bound_vars(&["j!", "k!"], "j", dims);
     // the blocks from every cut point; a join whose terms grow too large (or
     // a node far into a long region) becomes a cut point, and only the
     // region that met it is computed again (regions computed before may
@@ -485,7 +499,7 @@ pub fn lower(cfa: &Cfa, deadline: Option<std::time::Instant>) -> Result<System, 
     }
     // initial states
     let mut lits = vec![Term::eq(&pc, &at(cfa.entry))];
-    let x = [Term::var("x!", Sort::Int), Term::var("y!", Sort::Int)];
+    let x = bound_vars(&["x!", "y!"], "x", dims);
     let mut quantified = vec![];
     for f in &cfa.initial {
         match f {
@@ -499,6 +513,14 @@ pub fn lower(cfa: &Cfa, deadline: Option<std::time::Instant>) -> Result<System, 
                 }
                 let listed = (0..values.len()).map(|k| Term::eq(&xs[0], &Term::int(k as i64)));
                 qlits.push(Term::or(listed.chain([Term::eq(&cell, &Term::int(0))])));
+                quantified.push(Quantified { vars: xs.to_vec(), lits: qlits });
+            }
+            InitFact::Cells(v, cells) => {
+                let xs = &x[..cfa.vars[*v].dims];
+                let cell = Term::select(&vars[*v], xs);
+                let at = |idx: &[i64]| Term::and(xs.iter().zip(idx).map(|(x, k)| Term::eq(x, &Term::int(*k))));
+                let mut qlits: Vec<Term> = cells.iter().map(|(idx, c)| Term::or([at(idx).not(), Term::eq(&cell, &Term::int(*c))])).collect();
+                qlits.push(Term::or(cells.iter().map(|(idx, _)| at(idx)).chain([Term::eq(&cell, &Term::int(0))])));
                 quantified.push(Quantified { vars: xs.to_vec(), lits: qlits });
             }
         }
@@ -550,6 +572,12 @@ pub fn lower(cfa: &Cfa, deadline: Option<std::time::Instant>) -> Result<System, 
         }
     }
     Ok(sys)
+}
+
+/// Integer variables `names[0]`, `names[1]`, then `{more}3!`, `{more}4!`, …
+/// up to `n` of them (the bound variables of arrays of `n` dimensions).
+fn bound_vars(names: &[&str], more: &str, n: usize) -> Vec<Term> {
+    (0..n).map(|k| Term::var(&names.get(k).map_or(format!("{more}{}!", k + 1), |s| s.to_string()), Sort::Int)).collect()
 }
 
 /// `lo <= v` and `v <= hi`; a lower bound `-2^63` (of 64-bit types) is

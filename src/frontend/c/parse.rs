@@ -28,7 +28,7 @@ pub fn parse(src: &str, toks: Vec<Token>, deadline: Option<Instant>) -> Result<T
         }
         p.external(&mut items)?;
     }
-    Ok(TranslationUnit { items })
+    Ok(TranslationUnit { items, structs: p.structs })
 }
 
 /// The value of the constant expression the tokens spell (`#if`'s): a
@@ -78,6 +78,10 @@ struct Parser<'a> {
     typedefs: HashMap<String, Type>,
     enumerators: HashMap<String, i64>,
     depth: usize,
+    /// The struct and union types met so far.
+    structs: Vec<StructDef>,
+    /// Struct and union tags (one name space for the whole file).
+    tags: HashMap<String, usize>,
 }
 
 /// Counts of the type-specifier keywords of one declaration.
@@ -103,7 +107,7 @@ impl Specs {
 
 impl<'a> Parser<'a> {
     fn new(src: &'a str, toks: Vec<Token>) -> Parser<'a> {
-        Parser { src, toks, i: 0, typedefs: HashMap::new(), enumerators: HashMap::new(), depth: 0 }
+        Parser { src, toks, i: 0, typedefs: HashMap::new(), enumerators: HashMap::new(), depth: 0, structs: vec![], tags: HashMap::new() }
     }
 
     // ----- tokens -----
@@ -271,14 +275,7 @@ impl<'a> Parser<'a> {
                 "__builtin_va_list" => s.other = Some(Type::Unsupported("variadic argument lists")),
                 "struct" | "union" => {
                     self.bump();
-                    self.skip_annotations()?;
-                    if matches!(self.peek(), Tok::Ident(_)) {
-                        self.bump();
-                    }
-                    if self.is("{") {
-                        self.skip_parens("{", "}")?;
-                    }
-                    s.other = Some(Type::Unsupported(if w == "struct" { "struct types" } else { "union types" }));
+                    s.other = Some(Type::Struct(self.struct_type(w == "union")?));
                     any = true;
                     continue;
                 }
@@ -328,6 +325,75 @@ impl<'a> Parser<'a> {
             Type::Int(IntTy { kind, signed })
         };
         Ok((storage, ty))
+    }
+
+    /// The type after `struct` or `union`: a tag, a body, or both. A body
+    /// defines a new type (completing one only declared with its tag).
+    fn struct_type(&mut self, union: bool) -> Result<usize, Diagnostic> {
+        let pos = self.pos();
+        self.skip_annotations()?;
+        let tag = match self.peek().clone() {
+            Tok::Ident(t) => {
+                self.bump();
+                Some(t)
+            }
+            _ => None,
+        };
+        self.skip_annotations()?;
+        let known = tag.as_ref().and_then(|t| self.tags.get(t).copied());
+        if !self.is("{") {
+            if let Some(id) = known {
+                return Ok(id);
+            }
+            let Some(t) = tag else { return Err(self.expected("a struct tag or '{'")) };
+            self.structs.push(StructDef { tag: Some(t.clone()), union, fields: None, pos });
+            self.tags.insert(t, self.structs.len() - 1);
+            return Ok(self.structs.len() - 1);
+        }
+        let id = match known {
+            Some(id) if self.structs[id].fields.is_none() => id,
+            _ => {
+                self.structs.push(StructDef { tag: tag.clone(), union, fields: None, pos });
+                self.structs.len() - 1
+            }
+        };
+        if let Some(t) = tag {
+            self.tags.insert(t, id);
+        }
+        let fields = self.struct_body()?;
+        self.structs[id].fields = Some(fields);
+        self.skip_annotations()?;
+        Ok(id)
+    }
+
+    /// `{ members }` of a struct or union.
+    fn struct_body(&mut self) -> Result<Vec<Field>, Diagnostic> {
+        self.expect("{")?;
+        let mut fields = vec![];
+        while !self.eat("}") {
+            if self.eat(";") {
+                continue;
+            }
+            let pos = self.pos();
+            let (_, base) = self.specifiers()?;
+            if self.eat(";") {
+                // an anonymous struct or union member
+                fields.push(Field { name: None, ty: base, bits: None, pos });
+                continue;
+            }
+            loop {
+                let (name, ops) = if self.is(":") { (None, vec![]) } else { self.declarator(false)? };
+                let bits = if self.eat(":") { Some(Box::new(self.conditional()?)) } else { None };
+                self.skip_annotations()?;
+                let pos = name.as_ref().map_or(pos, |n| n.1);
+                fields.push(Field { name: name.map(|n| n.0), ty: apply(base.clone(), ops), bits, pos });
+                if !self.eat(",") {
+                    break;
+                }
+            }
+            self.expect(";")?;
+        }
+        Ok(fields)
     }
 
     /// `{ A, B = 3, … }` of an enumeration: the constants' values are recorded.
@@ -457,10 +523,24 @@ impl<'a> Parser<'a> {
             self.bump();
             let mut items = vec![];
             while !self.is("}") {
-                if self.is("[") || self.is(".") {
-                    return Err(self.err_at(self.pos(), "unsupported: designated initialisers"));
+                let at = self.pos();
+                let mut designators = vec![];
+                loop {
+                    if self.eat(".") {
+                        designators.push(Designator::Field(self.ident()?.0));
+                    } else if self.eat("[") {
+                        designators.push(Designator::Index(self.conditional()?));
+                        self.expect("]")?;
+                    } else {
+                        break;
+                    }
                 }
-                items.push(self.initializer()?);
+                if designators.is_empty() {
+                    items.push(self.initializer()?);
+                } else {
+                    self.expect("=")?;
+                    items.push(Init::Designated(designators, Box::new(self.initializer()?), at));
+                }
                 if !self.eat(",") {
                     break;
                 }
@@ -509,7 +589,7 @@ impl<'a> Parser<'a> {
         let d = self.declarator(false)?;
         self.skip_annotations()?;
         if self.is("{") {
-            if let (Some((name, pos)), [Derived::Function(..), ..]) = (&d.0, d.1.as_slice()) {
+            if let (Some((name, pos)), [.., Derived::Function(..)]) = (&d.0, d.1.as_slice()) {
                 let (name, pos) = (name.clone(), *pos);
                 let Type::Function(ret, params, _) = apply(base, d.1) else { unreachable!("a function declarator") };
                 let body = self.block()?;
@@ -863,9 +943,11 @@ impl<'a> Parser<'a> {
                 }
                 self.expect(")")?;
                 ExprKind::Call(Box::new(e), args)
-            } else if self.eat(".") || self.eat("->") {
+            } else if self.is(".") || self.is("->") {
+                let arrow = self.is("->");
+                self.bump();
                 let (f, _) = self.ident()?;
-                ExprKind::Member(Box::new(e), f)
+                ExprKind::Member(Box::new(e), f, arrow)
             } else if self.is("++") || self.is("--") {
                 let inc = self.is("++");
                 self.bump();

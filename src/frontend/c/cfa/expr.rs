@@ -1,6 +1,6 @@
-//! Values of the control-flow automaton: C's integer types and their
-//! conversions, and expressions resolved into [`LExpr`]s (places, array
-//! elements, arithmetic, calls lifted out by the statement builder).
+//! C's integer types, their sizes and conversions, and integer arithmetic
+//! on [`LExpr`]s (operators made exact; operands the facts know as
+//! constants substituted where they make an operator linear).
 
 use super::*;
 use crate::logic::{BitKind, Bits};
@@ -82,8 +82,9 @@ impl<'a> Builder<'a> {
             Type::Int(i) => Ok(*i),
             Type::Void => Err(self.err(pos, "a void value is used")),
             Type::Unsupported(what) => Err(self.unsupported(pos, what)),
-            Type::Pointer(_) => Err(self.unsupported(pos, "pointers")),
+            Type::Pointer(_) => Err(self.unsupported(pos, "converting a pointer to an integer")),
             Type::Array(..) => Err(self.unsupported(pos, "arrays used as values")),
+            Type::Struct(_) => Err(self.err(pos, "a struct used as an integer")),
             Type::Function(..) => Err(self.unsupported(pos, "function pointers")),
         }
     }
@@ -94,23 +95,80 @@ impl<'a> Builder<'a> {
             b => b as i64 / 8,
         }
     }
-    pub(super) fn size_of(&mut self, t: &'a Type, pos: Pos) -> R<i64> {
-        match t {
-            Type::Int(i) => Ok(self.int_size(*i)),
-            Type::Pointer(_) => Ok(match self.model {
-                DataModel::Ilp32 => 4,
-                DataModel::Lp64 => 8,
-            }),
+    /// The size of a type in bytes (gcc's layout under the data model).
+    pub(super) fn size_of(&self, t: &Type, pos: Pos) -> R<i64> {
+        Ok(self.layout(t, pos)?.0)
+    }
+
+    /// The size and alignment of a type in bytes.
+    fn layout(&self, t: &Type, pos: Pos) -> R<(i64, i64)> {
+        let ptr = match self.model {
+            DataModel::Ilp32 => 4,
+            DataModel::Lp64 => 8,
+        };
+        Ok(match t {
+            // i386 aligns 64-bit integers in structs to 4 bytes
+            Type::Int(i) => (self.int_size(*i), self.int_size(*i).min(ptr)),
+            Type::Pointer(_) => (ptr, ptr),
             Type::Array(elem, Some(n)) => {
-                let n = self.const_int(n)?;
-                Ok(n * self.size_of(elem, pos)?)
+                let Some(n) = self.static_const(n) else {
+                    return Err(self.unsupported(n.pos, "sizeof of a variable-length array"));
+                };
+                let (size, align) = self.layout(elem, pos)?;
+                (n * size, align)
             }
-            Type::Array(_, None) => Err(self.unsupported(pos, "sizeof of an array of unknown size")),
-            Type::Void => Ok(1),
-            Type::Unsupported(what) => Err(self.unsupported(pos, format!("sizeof of {what}"))),
-            Type::Function(..) => Err(self.unsupported(pos, "sizeof of a function")),
+            Type::Array(_, None) => return Err(self.unsupported(pos, "sizeof of an array of unknown size")),
+            Type::Struct(id) => {
+                let def = &self.tu.structs[*id];
+                let Some(fields) = &def.fields else {
+                    return Err(self.err(pos, "sizeof of an incomplete struct type"));
+                };
+                let (mut size, mut align) = (0i64, 1i64);
+                for f in fields {
+                    if f.bits.is_some() {
+                        return Err(self.unsupported(f.pos, "bit-fields"));
+                    }
+                    let (s, a) = self.layout(&f.ty, f.pos)?;
+                    align = align.max(a);
+                    size = if def.union { size.max(s) } else { (size + a - 1) / a * a + s };
+                }
+                ((size + align - 1) / align * align, align)
+            }
+            Type::Void => (1, 1),
+            Type::Unsupported(what) => return Err(self.unsupported(pos, format!("sizeof of {what}"))),
+            Type::Function(..) => return Err(self.unsupported(pos, "sizeof of a function")),
+        })
+    }
+    /// The value of a constant expression as array sizes are written:
+    /// literals, `sizeof`, integer scalars the facts know as constants,
+    /// and arithmetic on them (without evaluating anything).
+    pub(super) fn static_const(&self, e: &Expr) -> Option<i64> {
+        let c = |x: &Expr| self.static_const(x);
+        match &e.kind {
+            ExprKind::Int(v, _) => i64::try_from(*v).ok(),
+            ExprKind::Ident(n) => match self.lookup(n)? {
+                Binding::Region(r) => self.facts.constant(&(*r, vec![])).filter(|_| self.regions[*r].dims == 0),
+                Binding::Unsupported(_) => None,
+            },
+            ExprKind::Cast(_, a) | ExprKind::Unary(UnOp::Plus, a) => c(a),
+            ExprKind::Unary(UnOp::Neg, a) => c(a)?.checked_neg(),
+            ExprKind::SizeofType(t) => self.size_of(t, e.pos).ok(),
+            ExprKind::Binary(op, a, b) => {
+                let (x, y) = (c(a)?, c(b)?);
+                match op {
+                    BinOp::Add => x.checked_add(y),
+                    BinOp::Sub => x.checked_sub(y),
+                    BinOp::Mul => x.checked_mul(y),
+                    BinOp::Div => x.checked_div(y),
+                    BinOp::Mod => x.checked_rem(y),
+                    BinOp::Shl => x.checked_shl(u32::try_from(y).ok()?),
+                    _ => None,
+                }
+            }
+            _ => None,
         }
     }
+
     pub(super) fn size_t(&self) -> IntTy {
         match self.model {
             DataModel::Ilp32 => IntTy::UINT,
@@ -118,61 +176,14 @@ impl<'a> Builder<'a> {
         }
     }
 
-    // ----- values -----
-
-    /// An assignable place and its type.
-    pub(super) fn lvalue(&mut self, e: &'a Expr) -> R<(LValue, IntTy)> {
-        match &e.kind {
-            ExprKind::Ident(n) => match self.lookup(n).cloned() {
-                Some(Binding::Scalar(v, t)) => Ok((LValue::Scalar(v), t)),
-                Some(Binding::Array(_)) => Err(self.unsupported(e.pos, "assigning a whole array")),
-                Some(Binding::Unsupported(what)) => Err(self.unsupported(e.pos, what)),
-                None => Err(self.err(e.pos, format!("undeclared identifier '{n}'"))),
-            },
-            ExprKind::Index(..) => {
-                let (arr, idx) = self.element(e)?;
-                Ok((LValue::Elem(arr.var, idx), arr.elem))
-            }
-            ExprKind::Unary(UnOp::Deref, _) => Err(self.unsupported(e.pos, "pointer dereference")),
-            ExprKind::Member(..) => Err(self.unsupported(e.pos, "struct members")),
-            _ => Err(self.err(e.pos, "this expression cannot be assigned to")),
-        }
-    }
-
-    /// An array element `a[i]` (or `a[i][j]`): the array and the index values.
-    pub(super) fn element(&mut self, e: &'a Expr) -> R<(ArrayInfo, Vec<LExpr>)> {
-        let mut idx = vec![];
-        let mut base = e;
-        while let ExprKind::Index(a, i) = &base.kind {
-            idx.push(i);
-            base = a;
-        }
-        idx.reverse();
-        let info = match &base.kind {
-            ExprKind::Ident(n) => match self.lookup(n).cloned() {
-                Some(Binding::Array(info)) => info,
-                Some(Binding::Scalar(..)) => return Err(self.err(base.pos, format!("'{n}' is not an array"))),
-                Some(Binding::Unsupported(what)) => return Err(self.unsupported(base.pos, what)),
-                None => return Err(self.err(base.pos, format!("undeclared identifier '{n}'"))),
-            },
-            _ => return Err(self.unsupported(base.pos, "indexing something other than an array name")),
-        };
-        if idx.len() != info.dims.len() {
-            return Err(self.unsupported(e.pos, "a partially indexed array (a row) used as a value"));
-        }
-        let mut out = vec![];
-        for i in idx {
-            out.push(self.rvalue(i)?.0);
-        }
-        Ok((info, out))
-    }
+    // ----- arithmetic -----
 
     pub(super) fn arith(&self, op: BinOp, l: LExpr, lt: IntTy, r: LExpr, rt: IntTy, pos: Pos) -> R<(LExpr, IntTy)> {
         let bx = Box::new;
         if matches!(op, BinOp::Shl | BinOp::Shr) {
             let t = self.promote(lt);
             let l = self.convert(l, lt, t, pos)?;
-            let factor = match as_const(&r) {
+            let factor = match self.const_of(&r) {
                 Some(k) if (0..63).contains(&k) => LExpr::Const(1 << k),
                 Some(k) => return Err(self.unsupported(pos, format!("a shift by {k} bits"))),
                 None => LExpr::Pow2(self.bits(t), bx(r)),
@@ -188,6 +199,15 @@ impl<'a> Builder<'a> {
         let t = self.common(lt, rt);
         let l = self.convert(l, lt, t, pos)?;
         let r = self.convert(r, rt, t, pos)?;
+        // a scalar the facts know as a constant makes the operator linear
+        let known = |b: &Self, e: LExpr| b.const_of(&e).map_or(e, LExpr::Const);
+        let (l, r) = match op {
+            BinOp::Mul | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor if as_const(&l).is_none() && as_const(&r).is_none() => {
+                (known(self, l), known(self, r))
+            }
+            BinOp::Div | BinOp::Mod if as_const(&r).is_none() => (l, known(self, r)),
+            _ => (l, r),
+        };
         let (lc, rc) = (as_const(&l), as_const(&r));
         let a = match op {
             BinOp::Add => Arith::Add,
@@ -229,220 +249,39 @@ impl<'a> Builder<'a> {
         Ok((e, t))
     }
 
-    /// A value and its C type.
-    pub(super) fn rvalue(&mut self, e: &'a Expr) -> R<(LExpr, IntTy)> {
+    /// The constant value of an expression without effects, with the
+    /// integer scalars the facts say are constants (see [`facts`]).
+    pub(super) fn const_of(&self, e: &LExpr) -> Option<i64> {
+        if !is_pure(e) {
+            return None;
+        }
+        let sub = |x: &LExpr| self.const_of(x).map(LExpr::Const).unwrap_or_else(|| x.clone());
         let bx = Box::new;
-        let int = IntTy::INT;
-        Ok(match &e.kind {
-            ExprKind::Int(v, t) => {
-                let v = i64::try_from(*v).map_err(|_| self.unsupported(e.pos, "integer constants beyond 64 bits"))?;
-                (LExpr::Const(v), *t)
-            }
-            ExprKind::Float => return Err(self.unsupported(e.pos, "floating point")),
-            ExprKind::Str(_) => return Err(self.unsupported(e.pos, "string literals used as values")),
-            ExprKind::Ident(n) => match self.lookup(n).cloned() {
-                Some(Binding::Scalar(v, t)) => (LExpr::Scalar(v), t),
-                Some(Binding::Array(_)) => {
-                    return Err(self.unsupported(e.pos, format!("the array '{n}' used as a value (only indexing and passing to functions are supported)")))
-                }
-                Some(Binding::Unsupported(what)) => return Err(self.unsupported(e.pos, what)),
-                None if self.funcs.contains_key(n.as_str()) || self.declared.contains(n.as_str()) => {
-                    return Err(self.unsupported(e.pos, "function pointers"))
-                }
-                None => return Err(self.err(e.pos, format!("undeclared identifier '{n}'"))),
-            },
-            ExprKind::Unary(op, a) => match op {
-                UnOp::Plus => {
-                    let (v, t) = self.rvalue(a)?;
-                    let pt = self.promote(t);
-                    (self.convert(v, t, pt, e.pos)?, pt)
-                }
-                UnOp::Neg => {
-                    let (v, t) = self.rvalue(a)?;
-                    let pt = self.promote(t);
-                    let v = self.convert(v, t, pt, e.pos)?;
-                    let n = fold(LExpr::Neg(bx(v)));
-                    let n = if pt.signed { n } else { self.convert(n, int, pt, e.pos)? };
-                    (n, pt)
-                }
-                UnOp::Not => {
-                    let (v, _) = self.rvalue(a)?;
-                    (fold(LExpr::Not(bx(v))), int)
-                }
-                UnOp::BitNot => {
-                    // ~v is -v - 1 on a signed type, 2^w - 1 - v on an unsigned one
-                    let (v, t) = self.rvalue(a)?;
-                    let pt = self.promote(t);
-                    let v = self.convert(v, t, pt, e.pos)?;
-                    let ones = if pt.signed { LExpr::Const(-1) } else { LExpr::Const(self.range(pt, e.pos)?.1) };
-                    (fold(LExpr::Arith(Arith::Sub, bx(ones), bx(v))), pt)
-                }
-                UnOp::Deref => return Err(self.unsupported(e.pos, "pointer dereference")),
-                UnOp::AddrOf => return Err(self.unsupported(e.pos, "taking addresses (pointers)")),
-            },
-            ExprKind::IncDec { pre, inc, arg } => {
-                let (lv, t) = self.lvalue(arg)?;
-                let one = LExpr::Const(1);
-                let (new, _) = self.arith(if *inc { BinOp::Add } else { BinOp::Sub }, LExpr::Current, t, one, int, e.pos)?;
-                let new = self.convert(new, self.common(t, int), t, e.pos)?;
-                (LExpr::Assign { lv, value: bx(new), post: !pre }, t)
-            }
-            ExprKind::Binary(op, a, b) => match op {
-                BinOp::And | BinOp::Or if self.calls_program_function(b) => {
-                    // control flow into a 0/1 variable
-                    let (tn, en, join) = (self.new_node(self.line), self.new_node(self.line), self.new_node(self.line));
-                    self.cond(e, tn, en)?;
-                    let v = self.new_var("cond", 0, false, int, e.pos)?;
-                    for (n, k) in [(tn, 1), (en, 0)] {
-                        self.cur = n;
-                        self.emit(Instr::Eval(assign(LValue::Scalar(v), LExpr::Const(k))));
-                        self.goto(join);
-                    }
-                    self.cur = join;
-                    (LExpr::Scalar(v), int)
-                }
-                BinOp::And | BinOp::Or => {
-                    let (x, _) = self.rvalue(a)?;
-                    let (y, _) = self.rvalue(b)?;
-                    (fold(if *op == BinOp::And { LExpr::And(bx(x), bx(y)) } else { LExpr::Or(bx(x), bx(y)) }), int)
-                }
-                BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge | BinOp::Eq | BinOp::Ne => {
-                    let (x, xt) = self.rvalue(a)?;
-                    let (y, yt) = self.rvalue(b)?;
-                    let t = self.common(xt, yt);
-                    let x = self.convert(x, xt, t, e.pos)?;
-                    let y = self.convert(y, yt, t, e.pos)?;
-                    let (c, x, y) = match op {
-                        BinOp::Lt => (Cmp::Lt, x, y),
-                        BinOp::Gt => (Cmp::Lt, y, x),
-                        BinOp::Le => (Cmp::Le, x, y),
-                        BinOp::Ge => (Cmp::Le, y, x),
-                        BinOp::Eq => (Cmp::Eq, x, y),
-                        _ => (Cmp::Ne, x, y),
-                    };
-                    (fold(LExpr::Cmp(c, bx(x), bx(y))), int)
-                }
-                _ => {
-                    let (x, xt) = self.rvalue(a)?;
-                    let (y, yt) = self.rvalue(b)?;
-                    self.arith(*op, x, xt, y, yt, e.pos)?
-                }
-            },
-            ExprKind::Assign(op, l, r) => {
-                let (lv, lt) = self.lvalue(l)?;
-                let (v, vt) = self.rvalue(r)?;
-                let value = match op {
-                    None => self.convert(v, vt, lt, e.pos)?,
-                    Some(op) => {
-                        let (n, nt) = self.arith(*op, LExpr::Current, lt, v, vt, e.pos)?;
-                        self.convert(n, nt, lt, e.pos)?
-                    }
-                };
-                (LExpr::Assign { lv, value: bx(value), post: false }, lt)
-            }
-            ExprKind::Cond(c, a, b) if self.calls_program_function(a) || self.calls_program_function(b) => {
-                // control flow into a variable of the common type
-                let (tn, en, join) = (self.new_node(self.line), self.new_node(self.line), self.new_node(self.line));
-                self.cond(c, tn, en)?;
-                let mut ends = vec![];
-                for (n, x) in [(tn, a), (en, b)] {
-                    self.cur = n;
-                    let (v, t) = self.rvalue(x)?;
-                    ends.push((self.cur, v, t));
-                }
-                let t = self.common(ends[0].2, ends[1].2);
-                let var = self.new_var("cond", 0, false, t, e.pos)?;
-                for (n, v, vt) in ends {
-                    self.cur = n;
-                    let v = self.convert(v, vt, t, e.pos)?;
-                    self.emit(Instr::Eval(assign(LValue::Scalar(var), v)));
-                    self.goto(join);
-                }
-                self.cur = join;
-                (LExpr::Scalar(var), t)
-            }
-            ExprKind::Cond(c, a, b) => {
-                let (c, _) = self.rvalue(c)?;
-                let (x, xt) = self.rvalue(a)?;
-                let (y, yt) = self.rvalue(b)?;
-                let t = self.common(xt, yt);
-                let x = self.convert(x, xt, t, e.pos)?;
-                let y = self.convert(y, yt, t, e.pos)?;
-                (fold(LExpr::Ite(bx(c), bx(x), bx(y))), t)
-            }
-            ExprKind::Call(f, args) => self.call(f, args, e.pos, false)?,
-            ExprKind::Index(..) => {
-                let (arr, idx) = self.element(e)?;
-                (LExpr::Read(arr.var, idx), arr.elem)
-            }
-            ExprKind::Member(..) => return Err(self.unsupported(e.pos, "struct members")),
-            ExprKind::Cast(t, a) => {
-                let to = self.int_type(t, e.pos)?;
-                let (v, vt) = self.rvalue(a)?;
-                (self.convert(v, vt, to, e.pos)?, to)
-            }
-            ExprKind::SizeofType(t) => (LExpr::Const(self.size_of(t, e.pos)?), self.size_t()),
-            ExprKind::SizeofExpr(a) => {
-                let n = match &a.kind {
-                    ExprKind::Str(s) => s.len() as i64 + 1,
-                    _ => self.sizeof_value(a)?,
-                };
-                (LExpr::Const(n), self.size_t())
-            }
-            ExprKind::Comma(a, b) => {
-                self.effect(a)?;
-                self.rvalue(b)?
-            }
-            ExprKind::StmtExpr(ss) => {
-                let mut out = (LExpr::Const(0), int);
-                self.frame().scopes.push(HashMap::new());
-                let r = (|| {
-                    for (k, s) in ss.iter().enumerate() {
-                        match (&s.kind, k + 1 == ss.len()) {
-                            (StmtKind::Expr(x), true) => out = self.rvalue(x)?,
-                            _ => self.stmt(s)?,
-                        }
-                    }
-                    Ok(())
-                })();
-                self.frame().scopes.pop();
-                r?;
-                out
-            }
-        })
-    }
-
-    /// The size of the type of an expression (not evaluated): an array,
-    /// a row of a two-dimensional array, or a side-effect-free value.
-    pub(super) fn sizeof_value(&mut self, a: &'a Expr) -> R<i64> {
-        let mut base = a;
-        let mut indexed = 0;
-        while let ExprKind::Index(b, _) = &base.kind {
-            base = b;
-            indexed += 1;
-        }
-        if let ExprKind::Ident(n) = &base.kind {
-            if let Some(Binding::Array(info)) = self.lookup(n).cloned() {
-                let mut size = self.int_size(info.elem);
-                for d in info.dims.iter().skip(indexed) {
-                    let Some(d) = d else {
-                        return Err(self.unsupported(a.pos, "sizeof of a variable-length array"));
-                    };
-                    size *= d;
-                }
-                return Ok(size);
-            }
-        }
-        let (_, t) = self.rvalue(a)?;
-        Ok(self.int_size(t))
+        let e = match e {
+            LExpr::Const(c) => return Some(*c),
+            LExpr::Scalar(v) => return self.vars[*v].key.as_ref().and_then(|k| self.facts.constant(k)),
+            LExpr::Neg(a) => LExpr::Neg(bx(sub(a))),
+            LExpr::Not(a) => LExpr::Not(bx(sub(a))),
+            LExpr::ToBool(a) => LExpr::ToBool(bx(sub(a))),
+            LExpr::Wrap(w, a) => LExpr::Wrap(*w, bx(sub(a))),
+            LExpr::Pow2(w, a) => LExpr::Pow2(*w, bx(sub(a))),
+            LExpr::Arith(op, a, b) => LExpr::Arith(*op, bx(sub(a)), bx(sub(b))),
+            LExpr::Bits(op, a, b) => LExpr::Bits(*op, bx(sub(a)), bx(sub(b))),
+            LExpr::Cmp(op, a, b) => LExpr::Cmp(*op, bx(sub(a)), bx(sub(b))),
+            LExpr::And(a, b) => LExpr::And(bx(sub(a)), bx(sub(b))),
+            LExpr::Or(a, b) => LExpr::Or(bx(sub(a)), bx(sub(b))),
+            LExpr::Ite(c, a, b) => LExpr::Ite(bx(sub(c)), bx(sub(a)), bx(sub(b))),
+            _ => return None,
+        };
+        as_const(&fold(e))
     }
 }
 
 /// Walks an expression and its subexpressions (not into statement expressions).
-pub(super) fn visit(e: &Expr, f: &mut impl FnMut(&Expr)) {
+pub(super) fn visit<'e>(e: &'e Expr, f: &mut impl FnMut(&'e Expr)) {
     f(e);
     match &e.kind {
-        ExprKind::Unary(_, a) | ExprKind::IncDec { arg: a, .. } | ExprKind::Member(a, _) | ExprKind::Cast(_, a) => visit(a, f),
+        ExprKind::Unary(_, a) | ExprKind::IncDec { arg: a, .. } | ExprKind::Member(a, ..) | ExprKind::Cast(_, a) => visit(a, f),
         ExprKind::SizeofExpr(_) => {}
         ExprKind::Binary(_, a, b) | ExprKind::Assign(_, a, b) | ExprKind::Index(a, b) | ExprKind::Comma(a, b) => {
             visit(a, f);

@@ -1,0 +1,22 @@
+// expect: SAFE
+// A pointer walks a calloc'd block of symbolic size (p++), writing
+// through *p; the cells are checked by index, the end by p - a.
+#include <stdlib.h>
+extern int __VERIFIER_nondet_int(void);
+extern void __VERIFIER_assert(int cond);
+
+int main(void) {
+  int n = __VERIFIER_nondet_int();
+  if (n <= 0) return 0;
+  int *a = calloc(n, sizeof(int));
+  int *p = a;
+  while (p < a + n) {
+    *p = 1;
+    p++;
+  }
+  __VERIFIER_assert(p - a == n);
+  for (int i = 0; i < n; i++) {
+    __VERIFIER_assert(a[i] == 1);
+  }
+  return 0;
+}
