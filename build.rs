@@ -54,7 +54,8 @@ fn installed(lib: &Path) -> std::io::Result<PathBuf> {
     let dir = match std::env::var_os("ARRAX_LIB_DIR") {
         Some(d) => PathBuf::from(d),
         None => {
-            let data = std::env::var_os("XDG_DATA_HOME").map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".local").join("share")));
+            let data =
+                std::env::var_os("XDG_DATA_HOME").map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".local").join("share")));
             data.ok_or_else(|| std::io::Error::other("neither XDG_DATA_HOME nor HOME is set"))?.join("arrax").join(VERSIONS).join("lib")
         }
     };

@@ -35,11 +35,6 @@ fn main() {
             sum.steps_per_sec() / 1e6,
             found.execution.len()
         );
-        println!(
-            "  replay: {} steps in {:.3}s = {:.2}M steps/s",
-            rep.steps,
-            replayed.as_secs_f64(),
-            rep.steps as f64 / replayed.as_secs_f64() / 1e6
-        );
+        println!("  replay: {} steps in {:.3}s = {:.2}M steps/s", rep.steps, replayed.as_secs_f64(), rep.steps as f64 / replayed.as_secs_f64() / 1e6);
     }
 }

@@ -162,7 +162,6 @@ pub struct Hint {
     pub instances: Vec<(usize, Vec<Term>)>,
 }
 
-
 /// Counters and timers of a search.
 #[derive(Clone, Debug, Default)]
 pub struct Stats {
@@ -285,7 +284,6 @@ pub struct Replayed {
     /// Array cells read by the last steps and the unsafe cube: array, index, final value.
     pub reads: Vec<(Term, Vec<i64>, i64)>,
 }
-
 
 /// A search as a graph, for drawing (`--dot`): nodes labelled with their
 /// cubes, pre-image edges labelled with transitions, covering edges.

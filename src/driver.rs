@@ -3,8 +3,8 @@
 //! (the checked answer, its files written).
 
 pub use crate::answer::{Certification, CheckResult, Verdict};
-use crate::engine::{Choice, Settings, Task};
 use crate::certify::service::Checking;
+use crate::engine::{Choice, Settings, Task};
 use crate::portfolio::{self, Limits};
 use crate::system::System;
 use std::path::PathBuf;
@@ -31,7 +31,15 @@ pub struct CheckOptions {
 
 impl Default for CheckOptions {
     fn default() -> Self {
-        CheckOptions { engine: Choice::Auto, timeout: None, max_nodes: None, certify: true, invariant_out: None, obligations_dir: None, settings: Settings::default() }
+        CheckOptions {
+            engine: Choice::Auto,
+            timeout: None,
+            max_nodes: None,
+            certify: true,
+            invariant_out: None,
+            obligations_dir: None,
+            settings: Settings::default(),
+        }
     }
 }
 

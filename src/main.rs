@@ -4,10 +4,10 @@ use arrax::driver::{self, CheckOptions, Verdict};
 use arrax::engine::bwd::Order;
 use arrax::engine::{Choice, Settings};
 use arrax::frontend::{self, chc};
-use arrax::system::horn::Horn;
 use arrax::reach::interpolate::Method;
 use arrax::report::{self, json::CheckReport};
 use arrax::smt::Backend;
+use arrax::system::horn::Horn;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -522,7 +522,13 @@ fn init_logging(verbose: u8) {
         _ => "trace",
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("arrax={level}")));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr())).with_target(false).with_timer(tracing_subscriber::fmt::time::uptime()).try_init();
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_target(false)
+        .with_timer(tracing_subscriber::fmt::time::uptime())
+        .try_init();
 }
 
 /// SIGINT and SIGTERM ask the engines to stop: the run ends with its
@@ -576,8 +582,8 @@ fn watch_memory(mb: u64) {
 
 /// The default memory limit: three quarters of the machine's memory.
 fn default_memory_mb() -> u64 {
-    let total_kb = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
-        m.lines().find(|l| l.starts_with("MemTotal:")).and_then(|l| l.split_whitespace().nth(1).and_then(|k| k.parse::<u64>().ok()))
-    });
+    let total_kb = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| m.lines().find(|l| l.starts_with("MemTotal:")).and_then(|l| l.split_whitespace().nth(1).and_then(|k| k.parse::<u64>().ok())));
     total_kb.map_or(8192, |kb| kb / 1024 * 3 / 4)
 }

@@ -8,7 +8,12 @@ use std::process::Command;
 #[test]
 fn tool_info_module_unit_test() {
     let root = env!("CARGO_MANIFEST_DIR");
-    let out = match Command::new("python3").args(["-m", "unittest", "-v", "contrib/benchexec/test_arrax.py"]).current_dir(root).env("ARRAX_BIN", env!("CARGO_BIN_EXE_arrax")).output() {
+    let out = match Command::new("python3")
+        .args(["-m", "unittest", "-v", "contrib/benchexec/test_arrax.py"])
+        .current_dir(root)
+        .env("ARRAX_BIN", env!("CARGO_BIN_EXE_arrax"))
+        .output()
+    {
         Ok(o) => o,
         Err(e) => {
             eprintln!("skipped: python3 is not available ({e})");

@@ -24,8 +24,7 @@ fn c_err(src: &str) -> Diagnostic {
 
 fn round_trip(parsed: &Parsed, what: &str) -> String {
     let printed = canonical::print(&parsed.system);
-    let again = parse_str(&printed, Format::Canonical)
-        .unwrap_or_else(|d| panic!("{what}: the lowered print does not parse back: {d}\n{printed}"));
+    let again = parse_str(&printed, Format::Canonical).unwrap_or_else(|d| panic!("{what}: the lowered print does not parse back: {d}\n{printed}"));
     assert_eq!(canonical::print(&again.system), printed, "{what}: round trip changed the print");
     printed
 }
@@ -186,7 +185,8 @@ fn task_files() {
     assert_eq!((d.line, d.col), (3, 20), "{d}");
     assert!(d.message.contains("only unreach-call"), "{d}");
     // Flow style, as YAML allows.
-    let t = svcomp::parse("input_files: ['s1.i']\nproperties: [{property_file: unreach-call.prp, expected_verdict: true}]\noptions: {data_model: LP64}\n").unwrap();
+    let t =
+        svcomp::parse("input_files: ['s1.i']\nproperties: [{property_file: unreach-call.prp, expected_verdict: true}]\noptions: {data_model: LP64}\n").unwrap();
     assert_eq!((t.input.as_path(), t.data_model, t.expected), (Path::new("s1.i"), DataModel::Lp64, Some(true)));
     let d = svcomp::parse("input_files: ['a.c', 'b.c']\nproperties: [{property_file: unreach-call.prp}]\n").unwrap_err();
     assert!(d.message.contains("several input files"), "{d}");

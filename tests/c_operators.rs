@@ -23,11 +23,7 @@ fn ops() -> Vec<Bits> {
     let mut out = vec![];
     for kind in [BitKind::And, BitKind::Or, BitKind::Xor] {
         for (width, signed) in [(32, true), (32, false), (64, true), (8, false)] {
-            out.push(Bits {
-                kind,
-                width,
-                signed,
-            });
+            out.push(Bits { kind, width, signed });
         }
     }
     out
@@ -42,10 +38,7 @@ fn bitwise_operators_fold_exactly() {
             for y in VALUES {
                 let want = reference(op, x, y);
                 assert_eq!(op.apply(x, y), Some(want), "{} {x} {y}", op.name());
-                assert_eq!(
-                    Term::bits(op, &Term::int(x), &Term::int(y)),
-                    Term::int(want)
-                );
+                assert_eq!(Term::bits(op, &Term::int(x), &Term::int(y)), Term::int(want));
                 assert_eq!(Bits::parse(&op.name()), Some(op));
             }
         }
@@ -62,10 +55,7 @@ fn bitwise_operators_are_exact_in_both_solvers() {
                 let want = Term::int(reference(op, a, b));
                 let given = Term::and([Term::eq(&x, &Term::int(a)), Term::eq(&y, &Term::int(b))]);
                 let r = Term::bits(op, &x, &y);
-                for (claim, expect) in [
-                    (Term::eq(&r, &want), SatResult::Sat),
-                    (Term::eq(&r, &want).not(), SatResult::Unsat),
-                ] {
+                for (claim, expect) in [(Term::eq(&r, &want), SatResult::Sat), (Term::eq(&r, &want).not(), SatResult::Unsat)] {
                     s.push();
                     s.assert(&Term::and([given.clone(), claim]));
                     assert_eq!(s.check(), expect, "{backend}: {} {a} {b}", op.name());
@@ -78,17 +68,10 @@ fn bitwise_operators_are_exact_in_both_solvers() {
 
 #[test]
 fn lowered_operators_round_trip() {
-    let src = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/c_programs/operators.c"
-    ))
-    .unwrap();
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/c_programs/operators.c")).unwrap();
     let p = parse_str(&src, Format::C).unwrap();
     let printed = canonical::print(&p.system);
-    assert!(
-        printed.contains("(bxor.s32 acc (* i i))") || printed.contains("bxor.s32"),
-        "{printed}"
-    );
+    assert!(printed.contains("(bxor.s32 acc (* i i))") || printed.contains("bxor.s32"), "{printed}");
     let again = parse_str(&printed, Format::Canonical).unwrap_or_else(|d| panic!("{d}\n{printed}"));
     assert_eq!(canonical::print(&again.system), printed);
     // products, divisions and remainders by variables are read too

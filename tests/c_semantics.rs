@@ -7,10 +7,10 @@
 use arrax::frontend::{parse_str, Format};
 use arrax::logic::{BitKind, EnumValues, Op, Sort, Term};
 use arrax::system::System;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::cell::RefCell;
 use std::rc::Rc;
 
 /// A value: an integer, a truth value, or an array (all integers to integers).
@@ -64,7 +64,6 @@ fn boolean(v: V) -> bool {
         _ => panic!("not a truth value"),
     }
 }
-
 
 fn eval(t: &Term, env: &Env) -> V {
     let a = t.args();
@@ -202,14 +201,15 @@ fn negate(src: &str, k: usize) -> Option<String> {
     let (at, _) = src.match_indices(key).filter(|(i, _)| !src[..*i].ends_with("void ")).nth(k)?;
     let open = at + key.len();
     let mut depth = 1;
-    let close = open + src[open..].find(|c: char| {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            _ => {}
-        }
-        depth == 0
-    })?;
+    let close = open
+        + src[open..].find(|c: char| {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                _ => {}
+            }
+            depth == 0
+        })?;
     Some(format!("{}!({}){}", &src[..open], &src[open..close], &src[close..]))
 }
 

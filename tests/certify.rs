@@ -1,9 +1,9 @@
 //! The answer checkers must be able to say no: a broken invariant is not
 //! certified, a trace that does not replay is not accepted.
 
+use arrax::answer::Answer;
 use arrax::certify::{certify_safe, replay, Status};
 use arrax::driver::{check, CheckOptions, Verdict};
-use arrax::answer::Answer;
 use arrax::engine::bwd::{Ended, Options, Search};
 use arrax::frontend::parse_file;
 use arrax::smt::Backend;

@@ -112,8 +112,7 @@ fn invariant_and_obligations_are_written_as_smtlib() {
     let dir = std::env::temp_dir().join(format!("arrax-obl-{}", std::process::id()));
     let inv = dir.join("inv.smt2");
     std::fs::create_dir_all(&dir).unwrap();
-    let (code, out, err) =
-        arrax(&["check", "models/bakery.mcmt", "--invariant", inv.to_str().unwrap(), "--obligations", dir.join("obl").to_str().unwrap()]);
+    let (code, out, err) = arrax(&["check", "models/bakery.mcmt", "--invariant", inv.to_str().unwrap(), "--obligations", dir.join("obl").to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
     let text = std::fs::read_to_string(&inv).unwrap();
     assert!(text.contains("(define-fun invariant () Bool"), "{text}");
@@ -318,7 +317,16 @@ fn dot_writes_the_search_graph() {
 /// a run that cannot end.
 #[test]
 fn option_values_out_of_range_are_usage_errors() {
-    for args in [["--timeout", "1e30"], ["--timeout", "0"], ["--timeout", "nan"], ["--brab", "1000000"], ["--max-procs", "0"], ["--max-nodes", "0"], ["--memory", "1"], ["--max-steps", "0"]] {
+    for args in [
+        ["--timeout", "1e30"],
+        ["--timeout", "0"],
+        ["--timeout", "nan"],
+        ["--brab", "1000000"],
+        ["--max-procs", "0"],
+        ["--max-nodes", "0"],
+        ["--memory", "1"],
+        ["--max-steps", "0"],
+    ] {
         let (code, out, err) = arrax(&["check", "models/mutex.mcmt", args[0], args[1]]);
         assert_eq!(code, 2, "{args:?}: {out}{err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");

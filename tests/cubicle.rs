@@ -22,10 +22,7 @@ fn bench_dir() -> PathBuf {
 
 fn cub_files(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else { return vec![] };
-    let mut out: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "cub"))
-        .collect();
+    let mut out: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "cub")).collect();
     out.sort();
     out
 }
@@ -166,10 +163,7 @@ fn nondeterministic_assignments() {
     // A process-valued variable: an existing parameter or a new process.
     let t = transitions("var P : proc\ntransition t (x)\n{ P := . }\n");
     assert!(t.contains("(transition t.1\n    (params (x proc))\n    (guard true)\n    (update P x))"), "{t}");
-    assert!(
-        t.contains("(transition t.2\n    (params (x proc) (P? proc))\n    (guard true)\n    (update P P?))"),
-        "{t}"
-    );
+    assert!(t.contains("(transition t.2\n    (params (x proc) (P? proc))\n    (guard true)\n    (update P P?))"), "{t}");
     // Any other sort: an existential value.
     let t = transitions("type data\nvar D : data\ntransition t (x)\n{ D := ? }\n");
     assert!(t.contains("(values (D? data))"), "{t}");
@@ -223,10 +217,7 @@ fn predicates_are_inlined_and_negated_universals_become_cube_variables() {
          unsafe (x) { S[x] = Want && not excl(Crit, Idle) }\n",
     ));
     let printed = round_trip(&p.system).unwrap();
-    assert!(
-        printed.contains("(unsafe (exists ((x proc) (y proc)) (and (= S[x] Crit) (not (= S[y] Idle)))))"),
-        "{printed}"
-    );
+    assert!(printed.contains("(unsafe (exists ((x proc) (y proc)) (and (= S[x] Crit) (not (= S[y] Idle)))))"), "{printed}");
     // With a cube variable already there, each bound variable is it or a new one.
     let with_x: Vec<usize> = p.system.unsafe_[2..].iter().map(|q| q.vars.len()).collect();
     assert_eq!(with_x, vec![2, 2, 3], "{printed}");
@@ -262,12 +253,7 @@ const BAD: &[(&str, usize, usize, &str)] = &[
     // undeclared array
     ("type loc = Idle | Crit\narray S[proc] : loc\ninit (z) { T[z] = Idle }\n", 3, 12, "undeclared array 'T'"),
     // sort mismatch
-    (
-        "type loc = Idle | Crit\narray S[proc] : loc\ninit (z) { S[z] = 1 }\n",
-        3,
-        12,
-        "sort mismatch in a comparison: loc and Int",
-    ),
+    ("type loc = Idle | Crit\narray S[proc] : loc\ninit (z) { S[z] = 1 }\n", 3, 12, "sort mismatch in a comparison: loc and Int"),
     (
         "type loc = Idle | Crit\narray S[proc] : loc\nvar N : int\ninit (z) { S[z] = Idle }\n\
          unsafe (z) { S[z] = Crit }\ntransition t (x)\n{ N := Crit }\n",
@@ -290,12 +276,7 @@ const BAD: &[(&str, usize, usize, &str)] = &[
     ("\u{7f}ELF\u{2}\u{1}\u{1}\u{0}\u{0}", 1, 1, "looks binary"),
     ("\u{1}\u{2}\u{3}", 1, 1, "unexpected character '\\u{1}'"),
     // duplicate declaration
-    (
-        "type loc = Idle | Crit\nvar X : bool\narray X[proc] : loc\n",
-        3,
-        7,
-        "duplicate declaration of 'X' (first declared at 2:5)",
-    ),
+    ("type loc = Idle | Crit\nvar X : bool\narray X[proc] : loc\n", 3, 7, "duplicate declaration of 'X' (first declared at 2:5)"),
     ("type loc = Idle | Crit\ntype state = Idle | Busy\n", 2, 14, "duplicate declaration of 'Idle'"),
     // legacy syntax
     (

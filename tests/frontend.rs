@@ -13,10 +13,8 @@ fn root() -> PathBuf {
 /// The files of `dir` with one of the extensions, sorted.
 fn files(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else { return vec![] };
-    let mut out: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().and_then(|e| e.to_str()).is_some_and(|e| exts.contains(&e)))
-        .collect();
+    let mut out: Vec<PathBuf> =
+        entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().and_then(|e| e.to_str()).is_some_and(|e| exts.contains(&e))).collect();
     out.sort();
     out
 }
@@ -39,8 +37,7 @@ fn mcmt_err(src: &str) -> Diagnostic {
 /// Asserts the canonical print survives a round trip, and returns it.
 fn round_trip(parsed: &Parsed, what: &str) -> String {
     let printed = canonical::print(&parsed.system);
-    let again = parse_str(&printed, Format::Canonical)
-        .unwrap_or_else(|d| panic!("{what}: canonical print does not parse back: {d}\n{printed}"));
+    let again = parse_str(&printed, Format::Canonical).unwrap_or_else(|d| panic!("{what}: canonical print does not parse back: {d}\n{printed}"));
     assert_eq!(canonical::print(&again.system), printed, "{what}: round trip changed the print");
     printed
 }

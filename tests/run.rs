@@ -4,8 +4,8 @@
 
 mod common;
 
-use arrax::certify::execution::replay;
 use arrax::answer::Execution;
+use arrax::certify::execution::replay;
 use arrax::driver::{check, Certification, CheckOptions, CheckResult, Verdict};
 use arrax::engine::Choice as Engine;
 use arrax::frontend;
@@ -199,7 +199,13 @@ fn command_line_text_and_json() {
     assert!(text.contains("step 1: read (v = 1000)"), "{text}");
     let out = std::process::Command::new(exe).args(["check", "--engine", "run", "--json"]).arg(&file).output().unwrap();
     let json = String::from_utf8(out.stdout).unwrap();
-    for part in ["\"verdict\":\"UNSAFE\"", "\"engine\":\"run\"", "\"certified\":true", "\"transition\":\"read\",\"procs\":[],\"repeat\":1", "\"final\":{\"x\":1000,\"pc\":4}"] {
+    for part in [
+        "\"verdict\":\"UNSAFE\"",
+        "\"engine\":\"run\"",
+        "\"certified\":true",
+        "\"transition\":\"read\",\"procs\":[],\"repeat\":1",
+        "\"final\":{\"x\":1000,\"pc\":4}",
+    ] {
         assert!(json.contains(part), "{part} in {json}");
     }
     // a step limit too small: UNKNOWN, exit 3

@@ -42,10 +42,7 @@ fn subrange(name: &str, lo: i64, hi: i64) -> Sort {
     Sort::Enum(Rc::new(EnumDef { name: name.into(), values: EnumValues::Subrange(lo, hi) }))
 }
 fn state_sort() -> Sort {
-    Sort::Enum(Rc::new(EnumDef {
-        name: "state".into(),
-        values: EnumValues::Names(vec!["Idle".into(), "Want".into(), "Crit".into()]),
-    }))
+    Sort::Enum(Rc::new(EnumDef { name: "state".into(), values: EnumValues::Names(vec!["Idle".into(), "Want".into(), "Crit".into()]) }))
 }
 fn state(k: i64) -> Term {
     Term::enum_const(state_sort(), k)
@@ -184,23 +181,13 @@ fn lra_third_value() {
 #[test]
 fn lra_bounds_unsat() {
     let (x, y) = (real("x"), real("y"));
-    unsat(
-        "lra_bounds",
-        &[
-            Term::lt(&Term::real(2, 1), &Term::add([x.clone(), y.clone()])),
-            Term::lt(&x, &Term::real(1, 1)),
-            Term::lt(&y, &Term::real(1, 1)),
-        ],
-    );
+    unsat("lra_bounds", &[Term::lt(&Term::real(2, 1), &Term::add([x.clone(), y.clone()])), Term::lt(&x, &Term::real(1, 1)), Term::lt(&y, &Term::real(1, 1))]);
 }
 
 #[test]
 fn mixed_int_real_sat() {
     let (n, r) = (int("n"), real("r"));
-    sat(
-        "mixed_int_real",
-        &[eq(&r, &Term::add([n.clone(), Term::real(1, 2)])), eq(&Term::mul([Term::real(2, 1), r]), &Term::real(3, 1))],
-    );
+    sat("mixed_int_real", &[eq(&r, &Term::add([n.clone(), Term::real(1, 2)])), eq(&Term::mul([Term::real(2, 1), r]), &Term::real(3, 1))]);
 }
 
 // ----- arrays -----
@@ -226,10 +213,7 @@ fn array_frame_unsat() {
     let a = arr("a", vec![Sort::Index], Sort::Int);
     let b = arr("b", vec![Sort::Index], Sort::Int);
     let (i, j) = (proc("i"), proc("j"));
-    unsat(
-        "array_frame",
-        &[eq(&b, &Term::store(&a, std::slice::from_ref(&i), &k(5))), ne(&j, &i), ne(&sel(&b, &[&j]), &sel(&a, &[&j]))],
-    );
+    unsat("array_frame", &[eq(&b, &Term::store(&a, std::slice::from_ref(&i), &k(5))), ne(&j, &i), ne(&sel(&b, &[&j]), &sel(&a, &[&j]))]);
 }
 
 #[test]
@@ -237,10 +221,7 @@ fn array_frame_sat() {
     let a = arr("a", vec![Sort::Index], Sort::Int);
     let b = arr("b", vec![Sort::Index], Sort::Int);
     let (i, j) = (proc("i"), proc("j"));
-    sat(
-        "array_frame_sat",
-        &[eq(&b, &Term::store(&a, std::slice::from_ref(&i), &k(5))), ne(&sel(&b, &[&j]), &sel(&a, &[&j]))],
-    );
+    sat("array_frame_sat", &[eq(&b, &Term::store(&a, std::slice::from_ref(&i), &k(5))), ne(&sel(&b, &[&j]), &sel(&a, &[&j]))]);
 }
 
 #[test]
@@ -287,10 +268,7 @@ fn matrix_store_read_unsat() {
     let m = arr("m", vec![Sort::Index, Sort::Index], Sort::Int);
     let m2 = arr("m2", vec![Sort::Index, Sort::Index], Sort::Int);
     let (i, j) = (proc("i"), proc("j"));
-    unsat(
-        "matrix_store_read",
-        &[eq(&m2, &Term::store(&m, &[i.clone(), j.clone()], &k(7))), ne(&sel(&m2, &[&i, &j]), &k(7))],
-    );
+    unsat("matrix_store_read", &[eq(&m2, &Term::store(&m, &[i.clone(), j.clone()], &k(7))), ne(&sel(&m2, &[&i, &j]), &k(7))]);
 }
 
 #[test]
@@ -298,14 +276,7 @@ fn matrix_frame_unsat() {
     let m = arr("m", vec![Sort::Index, Sort::Index], Sort::Int);
     let m2 = arr("m2", vec![Sort::Index, Sort::Index], Sort::Int);
     let (i, j, l) = (proc("i"), proc("j"), proc("l"));
-    unsat(
-        "matrix_frame",
-        &[
-            eq(&m2, &Term::store(&m, &[i.clone(), j.clone()], &k(7))),
-            ne(&j, &l),
-            ne(&sel(&m2, &[&i, &l]), &sel(&m, &[&i, &l])),
-        ],
-    );
+    unsat("matrix_frame", &[eq(&m2, &Term::store(&m, &[i.clone(), j.clone()], &k(7))), ne(&j, &l), ne(&sel(&m2, &[&i, &l]), &sel(&m, &[&i, &l]))]);
 }
 
 #[test]
@@ -324,10 +295,7 @@ fn matrix_lambda_diagonal() {
 fn forall_zero_unsat() {
     let a = arr("a", vec![Sort::Index], Sort::Int);
     let (i, kk) = (proc("i"), proc("k"));
-    unsat(
-        "forall_zero",
-        &[Term::forall(std::slice::from_ref(&i), &eq(&sel(&a, &[&i]), &k(0))), ne(&sel(&a, &[&kk]), &k(0))],
-    );
+    unsat("forall_zero", &[Term::forall(std::slice::from_ref(&i), &eq(&sel(&a, &[&i]), &k(0))), ne(&sel(&a, &[&kk]), &k(0))]);
 }
 
 #[test]
@@ -336,10 +304,7 @@ fn forall_nonnegative_unsat() {
     let (i, p, q) = (proc("i"), proc("p"), proc("q"));
     unsat(
         "forall_nonneg",
-        &[
-            Term::forall(std::slice::from_ref(&i), &Term::le(&k(0), &sel(&a, &[&i]))),
-            Term::lt(&Term::add([sel(&a, &[&p]), sel(&a, &[&q])]), &k(0)),
-        ],
+        &[Term::forall(std::slice::from_ref(&i), &Term::le(&k(0), &sel(&a, &[&i]))), Term::lt(&Term::add([sel(&a, &[&p]), sel(&a, &[&q])]), &k(0))],
     );
 }
 
@@ -349,10 +314,7 @@ fn exists_above_bound_unsat() {
     let (i, j) = (proc("i"), proc("j"));
     unsat(
         "exists_above_bound",
-        &[
-            Term::exists(std::slice::from_ref(&i), &eq(&sel(&a, &[&i]), &k(5))),
-            Term::forall(std::slice::from_ref(&j), &Term::lt(&sel(&a, &[&j]), &k(5))),
-        ],
+        &[Term::exists(std::slice::from_ref(&i), &eq(&sel(&a, &[&i]), &k(5))), Term::forall(std::slice::from_ref(&j), &Term::lt(&sel(&a, &[&j]), &k(5)))],
     );
 }
 
@@ -360,23 +322,14 @@ fn exists_above_bound_unsat() {
 fn forall_except_one_sat() {
     let a = arr("a", vec![Sort::Index], Sort::Int);
     let (i, p) = (proc("i"), proc("p"));
-    sat(
-        "forall_except_one",
-        &[
-            Term::forall(std::slice::from_ref(&i), &Term::implies(&ne(&i, &p), &eq(&sel(&a, &[&i]), &k(0)))),
-            eq(&sel(&a, &[&p]), &k(1)),
-        ],
-    );
+    sat("forall_except_one", &[Term::forall(std::slice::from_ref(&i), &Term::implies(&ne(&i, &p), &eq(&sel(&a, &[&i]), &k(0)))), eq(&sel(&a, &[&p]), &k(1))]);
 }
 
 #[test]
 fn forall_sorted_unsat() {
     let a = arr("a", vec![Sort::Index], Sort::Int);
     let (i, j, x, y) = (proc("i"), proc("j"), proc("x"), proc("y"));
-    let sorted = Term::forall(
-        &[i.clone(), j.clone()],
-        &Term::implies(&Term::lt(&i, &j), &Term::lt(&sel(&a, &[&i]), &sel(&a, &[&j]))),
-    );
+    let sorted = Term::forall(&[i.clone(), j.clone()], &Term::implies(&Term::lt(&i, &j), &Term::lt(&sel(&a, &[&i]), &sel(&a, &[&j]))));
     unsat("forall_sorted", &[sorted, Term::lt(&x, &y), Term::lt(&sel(&a, &[&y]), &sel(&a, &[&x]))]);
 }
 
@@ -641,14 +594,8 @@ fn raw_degenerate_terms() {
         (Term::raw(Op::And, vec![], Sort::Bool), SatResult::Sat),
         (Term::raw(Op::Or, vec![], Sort::Bool), SatResult::Unsat),
         (eq(&Term::raw(Op::Add, vec![x.clone()], Sort::Int), &k(3)), SatResult::Sat),
-        (
-            Term::raw(Op::Eq, vec![Term::raw(Op::Real(-1, -2), vec![], Sort::Real), Term::real(1, 2)], Sort::Bool),
-            SatResult::Sat,
-        ),
-        (
-            Term::raw(Op::Lt, vec![Term::raw(Op::Real(1, -2), vec![], Sort::Real), Term::real(-1, 1)], Sort::Bool),
-            SatResult::Unsat,
-        ),
+        (Term::raw(Op::Eq, vec![Term::raw(Op::Real(-1, -2), vec![], Sort::Real), Term::real(1, 2)], Sort::Bool), SatResult::Sat),
+        (Term::raw(Op::Lt, vec![Term::raw(Op::Real(1, -2), vec![], Sort::Real), Term::real(-1, 1)], Sort::Bool), SatResult::Unsat),
     ];
     for (t, expected) in &cases {
         differential(&format!("raw {t}"), std::slice::from_ref(t), expected.clone());
@@ -789,10 +736,7 @@ fn interpolant_respects_time_limit() {
     let a = arr("a", vec![Sort::Int], Sort::Int);
     let (i, j, x) = (int("i"), int("j"), int("x"));
     // A hard quantified pair: a is strictly increasing, B wants a decreasing step far away.
-    let inc = Term::forall(
-        &[i.clone(), j.clone()],
-        &Term::implies(&Term::lt(&i, &j), &Term::lt(&sel(&a, &[&i]), &sel(&a, &[&j]))),
-    );
+    let inc = Term::forall(&[i.clone(), j.clone()], &Term::implies(&Term::lt(&i, &j), &Term::lt(&sel(&a, &[&i]), &sel(&a, &[&j]))));
     let b = Term::and([Term::lt(&k(1000), &x), Term::lt(&sel(&a, &[&Term::add([x.clone(), k(7)])]), &sel(&a, &[&x]))]);
     let start = Instant::now();
     let r = Cvc5Solver::new().interpolant(&inc, &b, 200);
@@ -816,8 +760,5 @@ fn lambdas_in_odd_positions() {
     unsat("lambda_raw_read", &[eq(&sel(&a, &[&raw_read]), &k(1)), eq(&sel(&a, &[&raw_read]), &k(2))]);
     // An ite between lambdas, compared with an array.
     unsat("lambda_ite", &[eq(&b, &Term::ite(&p, &zero, &inc)), p.clone(), ne(&sel(&b, &[&i]), &k(0))]);
-    sat_but_cvc5_may_give_up(
-        "lambda_ite_sat",
-        &[eq(&b, &Term::ite(&p, &zero, &inc)), p.not(), ne(&sel(&b, &[&i]), &k(0))],
-    );
+    sat_but_cvc5_may_give_up("lambda_ite_sat", &[eq(&b, &Term::ite(&p, &zero, &inc)), p.not(), ne(&sel(&b, &[&i]), &k(0))]);
 }

@@ -80,7 +80,9 @@ fn c_models_get_their_verdict() {
 #[test]
 fn c_programs_and_their_hand_lowered_systems_agree() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
-    for (c, mcmt, expected) in [("init_test.c", "init_test_lowered.mcmt", Verdict::Safe), ("init_test_buggy.c", "init_test_buggy_lowered.mcmt", Verdict::Unsafe)] {
+    for (c, mcmt, expected) in
+        [("init_test.c", "init_test_lowered.mcmt", Verdict::Safe), ("init_test_buggy.c", "init_test_buggy_lowered.mcmt", Verdict::Unsafe)]
+    {
         for name in [c, mcmt] {
             let parsed = parse_file(&dir.join(name)).unwrap();
             let opts = CheckOptions { timeout: Some(std::time::Duration::from_secs(60)), ..CheckOptions::default() };
@@ -238,7 +240,11 @@ fn exact_universal_guards_prove_what_no_universal_invariant_can() {
 #[test]
 fn counter_loops_over_processes_are_accelerated() {
     let (parsed, _) = certified_with_note("scan.mcmt", "accelerated loops: t2_next*");
-    let slow = CheckOptions { settings: Settings { accelerate: false, ..Settings::default() }, timeout: Some(std::time::Duration::from_secs(3)), ..CheckOptions::default() };
+    let slow = CheckOptions {
+        settings: Settings { accelerate: false, ..Settings::default() },
+        timeout: Some(std::time::Duration::from_secs(3)),
+        ..CheckOptions::default()
+    };
     assert!(matches!(check(&parsed.system, &slow).verdict, Verdict::Unknown(_)));
     // a bug behind a scan of two processes: plain search meets it through
     // the accelerated step, and the replayed trace shows the two iterations

@@ -81,48 +81,25 @@ impl Runner {
     /// Checks one model.
     pub fn run(&self, task: Task) -> Run {
         let start = Instant::now();
-        let outcome = if task.path.is_file() {
-            self.check(&task.path)
-        } else {
-            Err((Failure::Missing, "no such file".to_string()))
-        };
-        Run {
-            task,
-            outcome,
-            wall: start.elapsed().as_secs_f64(),
-        }
+        let outcome = if task.path.is_file() { self.check(&task.path) } else { Err((Failure::Missing, "no such file".to_string())) };
+        Run { task, outcome, wall: start.elapsed().as_secs_f64() }
     }
 
     fn check(&self, model: &Path) -> Result<Answered, (Failure, String)> {
         let mut cmd = Command::new(&self.exe);
-        cmd.arg("check")
-            .arg(model)
-            .arg("--json")
-            .arg("--timeout")
-            .arg(self.timeout.to_string())
-            .args(&self.extra);
-        cmd.stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+        cmd.arg("check").arg(model).arg("--json").arg("--timeout").arg(self.timeout.to_string()).args(&self.extra);
+        cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
         if self.mem_limit_mb > 0 {
             cmd = limit_memory(cmd, self.mem_limit_mb);
         }
         let mut child = cmd.spawn().map_err(|e| (Failure::Spawn, e.to_string()))?;
         let stdout = drain(child.stdout.take());
         let stderr = drain(child.stderr.take());
-        let (status, killed) =
-            wait_with_deadline(&mut child, Duration::from_secs_f64(self.timeout) + GRACE)
-                .map_err(|e| (Failure::Spawn, e.to_string()))?;
+        let (status, killed) = wait_with_deadline(&mut child, Duration::from_secs_f64(self.timeout) + GRACE).map_err(|e| (Failure::Spawn, e.to_string()))?;
         let stdout = stdout.join().unwrap_or_default();
         let stderr = stderr.join().unwrap_or_default();
         if killed {
-            return Err((
-                Failure::Killed,
-                format!(
-                    "no answer after {:.0} s",
-                    self.timeout + GRACE.as_secs_f64()
-                ),
-            ));
+            return Err((Failure::Killed, format!("no answer after {:.0} s", self.timeout + GRACE.as_secs_f64())));
         }
         classify(status, &stdout, &stderr)
     }
@@ -130,16 +107,7 @@ impl Runner {
 
 /// Applies the memory limit to the child: `RLIMIT_AS` set between fork and
 /// exec. The constants are those of Linux on the common architectures.
-#[cfg(all(
-    target_os = "linux",
-    any(
-        target_arch = "x86_64",
-        target_arch = "aarch64",
-        target_arch = "x86",
-        target_arch = "arm",
-        target_arch = "riscv64"
-    )
-))]
+#[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "x86", target_arch = "arm", target_arch = "riscv64")))]
 pub fn limit_memory(mut cmd: Command, mb: u64) -> Command {
     use std::os::raw::{c_int, c_ulong};
     use std::os::unix::process::CommandExt;
@@ -157,10 +125,7 @@ pub fn limit_memory(mut cmd: Command, mb: u64) -> Command {
     // makes the async-signal-safe `setrlimit` call and allocates nothing.
     unsafe {
         cmd.pre_exec(move || {
-            let lim = RLimit {
-                cur: bytes,
-                max: bytes,
-            };
+            let lim = RLimit { cur: bytes, max: bytes };
             if setrlimit(RLIMIT_AS, &lim) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
@@ -172,27 +137,12 @@ pub fn limit_memory(mut cmd: Command, mb: u64) -> Command {
 
 /// Applies the memory limit to the child through the shell's `ulimit -v`
 /// (platforms whose `setrlimit` constants are not spelled out above).
-#[cfg(not(all(
-    target_os = "linux",
-    any(
-        target_arch = "x86_64",
-        target_arch = "aarch64",
-        target_arch = "x86",
-        target_arch = "arm",
-        target_arch = "riscv64"
-    )
-)))]
+#[cfg(not(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "x86", target_arch = "arm", target_arch = "riscv64"))))]
 pub fn limit_memory(cmd: Command, mb: u64) -> Command {
     let mut wrapped = Command::new("bash");
-    wrapped.arg("-c").arg(format!(
-        "ulimit -v {}; exec \"$0\" \"$@\"",
-        mb.saturating_mul(1024)
-    ));
+    wrapped.arg("-c").arg(format!("ulimit -v {}; exec \"$0\" \"$@\"", mb.saturating_mul(1024)));
     wrapped.arg(cmd.get_program()).args(cmd.get_args());
-    wrapped
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    wrapped.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     wrapped
 }
 
@@ -231,23 +181,9 @@ pub fn wait_with_deadline(child: &mut Child, limit: Duration) -> std::io::Result
 /// Reads the answer of a finished child from its exit status and output.
 fn classify(status: ExitStatus, stdout: &str, stderr: &str) -> Result<Answered, (Failure, String)> {
     let lower = stderr.to_ascii_lowercase();
-    let memout = [
-        "memory allocation of",
-        "out of memory",
-        "bad_alloc",
-        "cannot allocate memory",
-        "failed to map segment",
-    ]
-    .iter()
-    .any(|m| lower.contains(m));
+    let memout = ["memory allocation of", "out of memory", "bad_alloc", "cannot allocate memory", "failed to map segment"].iter().any(|m| lower.contains(m));
     let first_line = |pred: &dyn Fn(&str) -> bool| {
-        stderr
-            .lines()
-            .find(|l| pred(l))
-            .or_else(|| stderr.lines().find(|l| !l.trim().is_empty()))
-            .unwrap_or("")
-            .trim()
-            .to_string()
+        stderr.lines().find(|l| pred(l)).or_else(|| stderr.lines().find(|l| !l.trim().is_empty())).unwrap_or("").trim().to_string()
     };
     match status.code() {
         Some(code @ (0 | 1 | 3)) => {
@@ -258,36 +194,14 @@ fn classify(status: ExitStatus, stdout: &str, stderr: &str) -> Result<Answered, 
                 Answer::Unknown => 3,
             };
             if code != expected_code {
-                return Err((
-                    Failure::BadJson,
-                    format!(
-                        "verdict {} with exit code {code}",
-                        answered.verdict.as_str()
-                    ),
-                ));
+                return Err((Failure::BadJson, format!("verdict {} with exit code {code}", answered.verdict.as_str())));
             }
             Ok(answered)
         }
         Some(2) => Err((Failure::Input, first_line(&|l| l.contains("error")))),
-        _ if memout => Err((
-            Failure::MemOut,
-            first_line(&|l| l.to_ascii_lowercase().contains("memory")),
-        )),
-        Some(code) => Err((
-            Failure::Crash,
-            format!(
-                "exit code {code}: {}",
-                first_line(&|l| l.contains("panicked"))
-            ),
-        )),
-        None => Err((
-            Failure::Crash,
-            format!(
-                "{}: {}",
-                signal_name(status),
-                first_line(&|l| l.contains("panicked"))
-            ),
-        )),
+        _ if memout => Err((Failure::MemOut, first_line(&|l| l.to_ascii_lowercase().contains("memory")))),
+        Some(code) => Err((Failure::Crash, format!("exit code {code}: {}", first_line(&|l| l.contains("panicked"))))),
+        None => Err((Failure::Crash, format!("{}: {}", signal_name(status), first_line(&|l| l.contains("panicked"))))),
     }
 }
 

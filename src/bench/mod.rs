@@ -133,8 +133,7 @@ fn bench(args: &BenchArgs) -> Result<bool, String> {
     }
     extra.extend(args.check_args.iter().cloned());
     let runner = Runner {
-        exe: std::env::current_exe()
-            .map_err(|e| format!("cannot find the arrax executable: {e}"))?,
+        exe: std::env::current_exe().map_err(|e| format!("cannot find the arrax executable: {e}"))?,
         timeout: args.timeout,
         mem_limit_mb: args.mem_limit,
         extra,
@@ -192,12 +191,7 @@ fn run_all(runner: &Runner, peer: Option<&peer::PeerRunner>, tasks: Vec<Task>, j
     let queue: Vec<Mutex<Option<Task>>> = tasks.into_iter().map(|t| Mutex::new(Some(t))).collect();
     let results: Vec<Mutex<Option<Runs>>> = (0..n).map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
-    let progress = Mutex::new(Progress {
-        on: std::io::stderr().is_terminal(),
-        total: n,
-        done: 0,
-        running: vec![],
-    });
+    let progress = Mutex::new(Progress { on: std::io::stderr().is_terminal(), total: n, done: 0, running: vec![] });
     std::thread::scope(|s| {
         for _ in 0..jobs.min(n) {
             s.spawn(|| loop {
@@ -224,18 +218,12 @@ fn run_all(runner: &Runner, peer: Option<&peer::PeerRunner>, tasks: Vec<Task>, j
             });
         }
     });
-    progress
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner())
-        .clear();
-    results
-        .into_iter()
-        .filter_map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner()))
-        .fold((vec![], vec![]), |(mut runs, mut peers), (run, theirs)| {
-            runs.push(run);
-            peers.extend(theirs);
-            (runs, peers)
-        })
+    progress.into_inner().unwrap_or_else(|e| e.into_inner()).clear();
+    results.into_iter().filter_map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner())).fold((vec![], vec![]), |(mut runs, mut peers), (run, theirs)| {
+        runs.push(run);
+        peers.extend(theirs);
+        (runs, peers)
+    })
 }
 
 #[cfg(test)]

@@ -65,10 +65,7 @@ impl Run {
         match (&self.outcome, self.class()) {
             (Err((f, why)), _) => format!("{}: {why}", f.label()),
             (Ok(_), Class::Wrong) => "WRONG".to_string(),
-            (Ok(a), Class::Unknown) => format!(
-                "unknown: {}",
-                a.report.reason.as_deref().unwrap_or("no reason given")
-            ),
+            (Ok(a), Class::Unknown) => format!("unknown: {}", a.report.reason.as_deref().unwrap_or("no reason given")),
             (Ok(_), Class::Unchecked) => "no expectation".to_string(),
             (Ok(_), _) => "ok".to_string(),
         }
@@ -154,53 +151,30 @@ impl Summary {
     /// The totals in words (wrong and crashed runs named first).
     pub fn text(&self, runs: &[Run]) -> String {
         let mut o = String::new();
-        for r in runs
-            .iter()
-            .filter(|r| r.class() == Class::Wrong || r.is_crash())
-        {
+        for r in runs.iter().filter(|r| r.class() == Class::Wrong || r.is_crash()) {
             let expected = r.task.expected.map_or("-", Answer::as_str);
-            let _ = writeln!(
-                o,
-                "{}: {} (expected {expected}, got {})",
-                if r.is_crash() { "CRASH" } else { "WRONG" },
-                r.task.path.display(),
-                r.got()
-            );
+            let _ = writeln!(o, "{}: {} (expected {expected}, got {})", if r.is_crash() { "CRASH" } else { "WRONG" }, r.task.path.display(), r.got());
         }
         let mut parts = vec![format!("{} correct", self.correct)];
-        parts.push(if self.wrong > 0 {
-            format!("{} WRONG", self.wrong)
-        } else {
-            "0 wrong".to_string()
-        });
+        parts.push(if self.wrong > 0 { format!("{} WRONG", self.wrong) } else { "0 wrong".to_string() });
         parts.push(format!("{} unknown", self.unknown));
-        let crashes = if self.crashes > 0 {
-            format!(" ({} CRASH)", self.crashes)
-        } else {
-            String::new()
-        };
-        parts.push(format!(
-            "{} error{}{crashes}",
-            self.errors,
-            if self.errors == 1 { "" } else { "s" }
-        ));
+        let crashes = if self.crashes > 0 { format!(" ({} CRASH)", self.crashes) } else { String::new() };
+        parts.push(format!("{} error{}{crashes}", self.errors, if self.errors == 1 { "" } else { "s" }));
         if self.unchecked > 0 {
             parts.push(format!("{} without expectation", self.unchecked));
         }
-        let _ = writeln!(
-            o,
-            "{} model{}: {}",
-            self.total,
-            if self.total == 1 { "" } else { "s" },
-            parts.join(", ")
-        );
+        let _ = writeln!(o, "{} model{}: {}", self.total, if self.total == 1 { "" } else { "s" }, parts.join(", "));
         if let (Some(m), Some(g)) = (self.median_ratio, self.geomean_ratio) {
-            let _ = writeln!(o, "time / reference time over {} decided model{}: median {m:.2}, geometric mean {g:.2}", self.ratios, if self.ratios == 1 { "" } else { "s" });
+            let _ = writeln!(
+                o,
+                "time / reference time over {} decided model{}: median {m:.2}, geometric mean {g:.2}",
+                self.ratios,
+                if self.ratios == 1 { "" } else { "s" }
+            );
         }
         let _ = writeln!(o, "wall time: {:.1} s", self.wall);
         o
     }
-
 }
 
 fn opt<T: ToString>(x: Option<T>) -> String {
@@ -236,25 +210,10 @@ fn cells(r: &Run) -> [String; 10] {
 
 /// The runs as an aligned table.
 pub fn table(runs: &[Run]) -> String {
-    const HEAD: [&str; 10] = [
-        "file",
-        "expected",
-        "got",
-        "certified",
-        "time (s)",
-        "nodes",
-        "solver calls",
-        "ref (s)",
-        "ratio",
-        "status",
-    ];
-    const RIGHT: [bool; 10] = [
-        false, false, false, false, true, true, true, true, true, false,
-    ];
+    const HEAD: [&str; 10] = ["file", "expected", "got", "certified", "time (s)", "nodes", "solver calls", "ref (s)", "ratio", "status"];
+    const RIGHT: [bool; 10] = [false, false, false, false, true, true, true, true, true, false];
     let with_ref = runs.iter().any(|r| r.task.ref_time.is_some());
-    let shown: Vec<usize> = (0..10)
-        .filter(|&c| with_ref || !(c == 7 || c == 8))
-        .collect();
+    let shown: Vec<usize> = (0..10).filter(|&c| with_ref || !(c == 7 || c == 8)).collect();
     let rows: Vec<Vec<String>> = runs.iter().map(|r| cells(r).to_vec()).collect();
     aligned(&HEAD, &RIGHT, &rows, &shown)
 }
@@ -262,13 +221,7 @@ pub fn table(runs: &[Run]) -> String {
 /// Rows under a header as an aligned table: the `shown` columns, those
 /// marked in `right` aligned right.
 pub fn aligned(head: &[&str], right: &[bool], rows: &[Vec<String>], shown: &[usize]) -> String {
-    let width = |c: usize| {
-        rows.iter()
-            .map(|r| r[c].chars().count())
-            .chain([head[c].chars().count()])
-            .max()
-            .unwrap_or(0)
-    };
+    let width = |c: usize| rows.iter().map(|r| r[c].chars().count()).chain([head[c].chars().count()]).max().unwrap_or(0);
     let widths: Vec<usize> = (0..head.len()).map(width).collect();
     let line = |cells: &[&str]| {
         let mut l = String::new();
@@ -407,7 +360,11 @@ pub struct BenchReport {
 
 /// The runs and their totals as one JSON object.
 pub fn json(runs: &[Run], summary: &Summary) -> String {
-    let report = BenchReport { schema: crate::report::json::SCHEMA, tool: crate::report::json::tool(), runs: runs.iter().map(RunRecord::of).collect(), summary: summary.clone() };
+    let report = BenchReport {
+        schema: crate::report::json::SCHEMA,
+        tool: crate::report::json::tool(),
+        runs: runs.iter().map(RunRecord::of).collect(),
+        summary: summary.clone(),
+    };
     serde_json::to_string_pretty(&report).expect("plain data") + "\n"
 }
-

@@ -269,9 +269,7 @@ fn affine_comparison(g: &Term, counters: &[Term]) -> bool {
         Op::Not if matches!(g.args()[0].op(), Op::Lt | Op::Le) => &g.args()[0],
         _ => g,
     };
-    matches!(atom.op(), Op::Eq | Op::Lt | Op::Le)
-        && atom.args()[0].sort().is_int_like()
-        && atom.args().iter().all(|x| affine(x, counters))
+    matches!(atom.op(), Op::Eq | Op::Lt | Op::Le) && atom.args()[0].sort().is_int_like() && atom.args().iter().all(|x| affine(x, counters))
 }
 
 /// Replays `reps` repetitions of `t` at once (see the module comment);
@@ -602,7 +600,6 @@ pub fn replay_until(sys: &System, ex: &Execution, deadline: Option<Instant>) -> 
         key[..i.len()].copy_from_slice(i);
         *v = arr.cells.get(&key).copied().unwrap_or(arr.default);
     }
-    let scalars =
-        sys.vars.iter().filter(|v| !v.is_array).map(|v| &v.term).chain(&sys.consts).map(|t| (t.clone(), env.vals[t])).collect();
+    let scalars = sys.vars.iter().filter(|v| !v.is_array).map(|v| &v.term).chain(&sys.consts).map(|t| (t.clone(), env.vals[t])).collect();
     Ok(Replayed { steps: total, accelerated, scalars, reads })
 }

@@ -256,8 +256,7 @@ impl<'a> SafeChecker<'a> {
         // Skolem constants: the cube's variables and the parameters.
         let xs: Vec<Term> = t.params.iter().enumerate().map(|(p, v)| Term::var(&format!("x!{}", p + 1), v.sort().clone())).collect();
         let pmap: HashMap<Term, Term> = t.params.iter().cloned().zip(xs.iter().cloned()).collect();
-        let next: HashMap<Term, Term> =
-            (0..sys.vars.len()).map(|v| (sys.vars[v].term.clone(), substitute(&sys.next_value(t, v), &pmap))).collect();
+        let next: HashMap<Term, Term> = (0..sys.vars.len()).map(|v| (sys.vars[v].term.clone(), substitute(&sys.next_value(t, v), &pmap))).collect();
         let mut terms: Vec<Term> = cube.vars.iter().chain(&xs).cloned().collect();
         for s in self.index_scalars() {
             terms.push(s.clone());
@@ -267,12 +266,7 @@ impl<'a> SafeChecker<'a> {
             }
         }
         let id = HashMap::new();
-        let mut base = vec![
-            Term::distinct(&cube.vars),
-            Term::distinct(&xs),
-            substitute(&t.guard, &pmap),
-            substitute(&cube.body(), &next),
-        ];
+        let mut base = vec![Term::distinct(&cube.vars), Term::distinct(&xs), substitute(&t.guard, &pmap), substitute(&cube.body(), &next)];
         // integer indices: the index terms read in the obligation too (the
         // instantiation set of the array property fragment)
         if sys.index_kind() != crate::system::IndexKind::Order {
@@ -346,7 +340,6 @@ pub fn certify_safe(sys: &System, proof: &Proof, backend: Backend, timeout_ms: u
     SafeCertificate { backend, obligations }
 }
 
-
 /// The invariant as an SMT-LIB script defining `invariant` over the state
 /// variables and constants (in the solvers' encoding, see
 /// [`crate::smt::smtlib`]).
@@ -361,4 +354,3 @@ pub fn invariant_smtlib(sys: &System, inv: &[Cube]) -> String {
     out.push_str("  true))\n");
     out
 }
-

@@ -177,10 +177,9 @@ fn judge(c: &SafeCertificate, self_checked: bool, checker: Backend) -> (Verdict,
             Verdict::Unknown(format!("certification failed: obligation {} has a counter-model", o.name)),
             Certification::Uncertified(format!("{} failed", o.name)),
         ),
-        Some(o) if !self_checked => (
-            Verdict::Unknown(format!("invariant not certified: obligation {} unknown", o.name)),
-            Certification::Uncertified(format!("{} unknown", o.name)),
-        ),
+        Some(o) if !self_checked => {
+            (Verdict::Unknown(format!("invariant not certified: obligation {} unknown", o.name)), Certification::Uncertified(format!("{} unknown", o.name)))
+        }
         Some(o) => {
             let why = match &o.status {
                 Status::Unknown(w) => w.clone(),

@@ -51,9 +51,8 @@ fn unroll(sys: &System, trace: &AbstractTrace, procs: usize) -> Option<(Unrollin
     let n0 = trace.cubes[0].arity();
     let named: Vec<Term> = (0..n0).map(|i| named_proc(i, &isort)).collect();
     let k = trace.edges.len();
-    let states: Vec<HashMap<Term, Term>> = (0..=k)
-        .map(|s| sys.vars.iter().map(|v| (v.term.clone(), Term::var(&format!("{}@{}", v.name(), s), v.term.sort().clone()))).collect())
-        .collect();
+    let states: Vec<HashMap<Term, Term>> =
+        (0..=k).map(|s| sys.vars.iter().map(|v| (v.term.clone(), Term::var(&format!("{}@{}", v.name(), s), v.term.sort().clone()))).collect()).collect();
     let mut cs = vec![Term::distinct(&named)];
     // the trace's processes and the index constants (`#1`) are processes of the instance
     for p in named.iter().chain(sys.consts.iter().filter(|c| *c.sort() == isort)) {
@@ -141,10 +140,7 @@ fn cells(sys: &System, is_array: bool, v: &Term, ps: &[Term]) -> Vec<Term> {
     let dims = v.sort().as_array().map(|a| a.index.len()).unwrap_or(1);
     let isort = sys.index_sort();
     let dummy: Vec<Term> = (0..dims).map(|d| Term::var(&format!("d!{d}"), isort.clone())).collect();
-    all_maps(&dummy, ps)
-        .into_iter()
-        .map(|m| Term::select(v, &dummy.iter().map(|d| m[d].clone()).collect::<Vec<_>>()))
-        .collect()
+    all_maps(&dummy, ps).into_iter().map(|m| Term::select(v, &dummy.iter().map(|d| m[d].clone()).collect::<Vec<_>>())).collect()
 }
 
 /// Replays a candidate trace on concrete instances with as many processes
@@ -191,8 +187,7 @@ pub fn replay(sys: &System, trace: &AbstractTrace, backend: Backend, timeout_ms:
             numbers.push(v.as_int().ok_or("a process is not a number")? as usize);
             vals.insert(p.clone(), as_sort(&v, &isort));
         }
-        let steps: Vec<(usize, Vec<usize>)> =
-            steps.into_iter().map(|(t, ps)| (t, ps.into_iter().map(|i| numbers[i]).collect())).collect();
+        let steps: Vec<(usize, Vec<usize>)> = steps.into_iter().map(|(t, ps)| (t, ps.into_iter().map(|i| numbers[i]).collect())).collect();
         let mut states = vec![];
         for st in &u.states {
             let mut row = vec![];
@@ -204,7 +199,15 @@ pub fn replay(sys: &System, trace: &AbstractTrace, backend: Backend, timeout_ms:
                         let val = solver.value(&cell).ok_or("no model value")?;
                         let val = as_sort(&val, cell.sort());
                         vals.insert(cell.clone(), val.clone());
-                        let idx: Vec<usize> = cell.args()[1..].iter().map(|a| a.as_int().unwrap_or_else(|| match a.op() { Op::Int(n) => *n, _ => 0 }) as usize).collect();
+                        let idx: Vec<usize> = cell.args()[1..]
+                            .iter()
+                            .map(|a| {
+                                a.as_int().unwrap_or_else(|| match a.op() {
+                                    Op::Int(n) => *n,
+                                    _ => 0,
+                                }) as usize
+                            })
+                            .collect();
                         cellsv.push((idx, val));
                     }
                     row.push(Value::Array(cellsv));
@@ -260,7 +263,8 @@ fn expand_loops(sys: &System, t: ConcreteTrace) -> Result<ConcreteTrace, String>
             continue;
         }
         let names: Vec<&str> = tr.name.trim_end_matches('*').split('|').collect();
-        let loops: Vec<usize> = (0..sys.transitions.len()).filter(|&i| names.contains(&sys.transitions[i].name.as_str()) && sys.transitions[i].checks.is_none()).collect();
+        let loops: Vec<usize> =
+            (0..sys.transitions.len()).filter(|&i| names.contains(&sys.transitions[i].name.as_str()) && sys.transitions[i].checks.is_none()).collect();
         let counter = tr.updates[0].var;
         let x = params[0];
         let cell = |st: &[Value]| -> Option<i64> {

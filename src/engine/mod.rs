@@ -209,7 +209,9 @@ impl<'r> TraceCheck<'r> {
             }
             Ok(None) => {
                 for (k, c) in trace.cubes.iter().enumerate() {
-                    let step = trace.edges.get(k).map(|e| format!(" --{}({:?}) succ {:?}-->", sys.transitions.get(e.transition).map_or("?", |t| t.name.as_str()), e.params, e.succ_vars));
+                    let step = trace.edges.get(k).map(|e| {
+                        format!(" --{}({:?}) succ {:?}-->", sys.transitions.get(e.transition).map_or("?", |t| t.name.as_str()), e.params, e.succ_vars)
+                    });
                     tracing::debug!("spurious trace, cube {k}: {c}{}", step.unwrap_or_default());
                 }
                 self.notes.push(format!("spurious trace of length {} set aside (universal guards do not hold on replay)", trace.edges.len()));

@@ -127,9 +127,7 @@ struct Scope<'a> {
 impl Scope<'_> {
     fn compile(&self, t: &Term) -> Result<Expr, Unsupported> {
         let c = |i: usize| self.compile(&t.args()[i]);
-        let bin = |t: &Term| -> Result<Box<(Expr, Expr)>, Unsupported> {
-            Ok(Box::new((self.compile(&t.args()[0])?, self.compile(&t.args()[1])?)))
-        };
+        let bin = |t: &Term| -> Result<Box<(Expr, Expr)>, Unsupported> { Ok(Box::new((self.compile(&t.args()[0])?, self.compile(&t.args()[1])?))) };
         // commutative arguments in the order of their text, so that the order
         // of evaluation (and of lazy cell choices) does not depend on term ids
         let all = |t: &Term| {
@@ -153,9 +151,7 @@ impl Scope<'_> {
             Op::And => Expr::And(all(t)?),
             Op::Or => Expr::Or(all(t)?),
             Op::Ite => Expr::Ite(Box::new((c(0)?, c(1)?, c(2)?))),
-            Op::Eq if t.args()[0].sort().as_array().is_some() => {
-                return Err(Unsupported(format!("array equality {t}")))
-            }
+            Op::Eq if t.args()[0].sort().as_array().is_some() => return Err(Unsupported(format!("array equality {t}"))),
             Op::Eq => {
                 let (x, y) = (&t.args()[0], &t.args()[1]);
                 let (x, y) = if x.to_string() <= y.to_string() { (x, y) } else { (y, x) };
@@ -411,7 +407,12 @@ pub fn compile(sys: &System) -> Result<Program, Unsupported> {
                 let a = l.args();
                 let var = &scalar_terms[slot];
                 if a[0] == *var {
-                    a[1].as_int().or(match a[1].op() { Op::EnumConst(n) => Some(*n), _ => None }).map(|n| (k, n))
+                    a[1].as_int()
+                        .or(match a[1].op() {
+                            Op::EnumConst(n) => Some(*n),
+                            _ => None,
+                        })
+                        .map(|n| (k, n))
                 } else {
                     None
                 }
@@ -458,10 +459,8 @@ pub fn compile(sys: &System) -> Result<Program, Unsupported> {
         let inputs: Vec<Term> = sys.transitions[a].inputs().into_iter().chain(sys.transitions[b].inputs()).collect();
         guards[a].iter().any(|l| inputs.iter().all(|v| !occurs(v, l)) && complements(l).iter().any(|c| guards[b].contains(c)))
     };
-    let exclusive = by_pc
-        .iter()
-        .map(|ts| others.is_empty() && ts.iter().enumerate().all(|(k, &a)| ts[k + 1..].iter().all(|&b| exclusive_pair(a, b))))
-        .collect();
+    let exclusive =
+        by_pc.iter().map(|ts| others.is_empty() && ts.iter().enumerate().all(|(k, &a)| ts[k + 1..].iter().all(|&b| exclusive_pair(a, b)))).collect();
     // unsafe cubes: literals on scalars only come first (cheap rejection)
     let mut unsafe_ = vec![];
     let mut unsafe_at = vec![false; by_pc.len()];
@@ -563,12 +562,7 @@ fn narrow(r: &mut Range, side: Side) {
 
 /// An initial literal under `∀ vars`: it must read one array at exactly
 /// the quantified variables and compare it with a constant.
-fn array_literal(
-    lit: &Term,
-    vars: &[Term],
-    arrays: &HashMap<Term, usize>,
-    init: &mut [(Option<i64>, Range)],
-) -> Result<(), Unsupported> {
+fn array_literal(lit: &Term, vars: &[Term], arrays: &HashMap<Term, usize>, init: &mut [(Option<i64>, Range)]) -> Result<(), Unsupported> {
     let bad = || Unsupported(format!("initial literal {lit} (only ∀x̄. a[x̄] ⋈ constant)"));
     let reads = crate::logic::collect(lit, &|t: &Term| matches!(t.op(), Op::Select));
     let [read] = reads.as_slice() else { return Err(bad()) };

@@ -306,9 +306,7 @@ impl Reader<'_> {
                 let is_array = kw == "local";
                 let s = match elem.as_array() {
                     // (local a (Array proc proc E)): a multi-dimensional array
-                    Some(a) if is_array && a.index.len() > 1 && a.index.iter().all(|i| i == self.env.index_sort()) => {
-                        elem.clone()
-                    }
+                    Some(a) if is_array && a.index.len() > 1 && a.index.iter().all(|i| i == self.env.index_sort()) => elem.clone(),
                     Some(_) => return Err(self.err(sort, "expected an element sort, or (Array proc proc ... E) for a multi-dimensional local")),
                     None if is_array => Sort::array(vec![self.env.index_sort().clone()], elem),
                     None => elem,
@@ -430,19 +428,11 @@ impl Reader<'_> {
                     let want = self.sys.vars[var].term.sort().clone();
                     let v = self.env.term(value)?;
                     if !fits(v.sort(), &want) {
-                        return Err(self.err(
-                            value,
-                            format!("sort mismatch: expected {want}, found {} in '{}'", v.sort(), excerpt(self.env.src(), value)),
-                        ));
+                        return Err(self.err(value, format!("sort mismatch: expected {want}, found {} in '{}'", v.sort(), excerpt(self.env.src(), value))));
                     }
                     t.updates.push(Update { var, value: v });
                 }
-                _ => {
-                    return Err(self.err(
-                        part,
-                        "expected (params ...), (values ...), (guard F), (uguard (j S) F) or (update NAME TERM)",
-                    ))
-                }
+                _ => return Err(self.err(part, "expected (params ...), (values ...), (guard F), (uguard (j S) F) or (update NAME TERM)")),
             }
         }
         Ok(t)

@@ -31,8 +31,8 @@ impl Binding {
 
 /// The operators elaboration knows.
 const OPERATORS: &[&str] = &[
-    "and", "or", "not", "=>", "implies", "ite", "=", "distinct", "<", "<=", ">", ">=", "+", "-", "*", "div", "mod",
-    "/", "select", "store", "forall", "exists", "lambda", "let", "!",
+    "and", "or", "not", "=>", "implies", "ite", "=", "distinct", "<", "<=", ">", ">=", "+", "-", "*", "div", "mod", "/", "select", "store", "forall", "exists",
+    "lambda", "let", "!",
 ];
 
 /// An application of a declared predicate (constrained Horn clauses),
@@ -235,9 +235,7 @@ impl<'a> Env<'a> {
     /// Elaborates a sort: a declared name or `(Array S1 … Sn E)`.
     pub fn sort(&self, e: &Sexp) -> Result<Sort, Diagnostic> {
         match &e.kind {
-            SexpKind::Symbol(s) => {
-                self.sorts.get(s).cloned().ok_or_else(|| self.error(e, format!("undeclared type '{s}'")))
-            }
+            SexpKind::Symbol(s) => self.sorts.get(s).cloned().ok_or_else(|| self.error(e, format!("undeclared type '{s}'"))),
             SexpKind::List(items) if items.len() >= 3 && items[0].symbol() == Some("Array") => {
                 let sorts = items[1..].iter().map(|s| self.sort(s)).collect::<Result<Vec<_>, _>>()?;
                 let (elem, index) = sorts.split_last().expect("at least two sorts");
@@ -323,14 +321,10 @@ impl<'a> Env<'a> {
             SexpKind::Symbol(s) => match s.as_str() {
                 "true" => Ok(Term::tt()),
                 "false" => Ok(Term::ff()),
-                _ if self.lookup(s).is_none() && self.predicates.get(s).is_some_and(|a| a.is_empty()) => {
-                    Ok(self.apply_predicate(s, vec![], e.start))
-                }
+                _ if self.lookup(s).is_none() && self.predicates.get(s).is_some_and(|a| a.is_empty()) => Ok(self.apply_predicate(s, vec![], e.start)),
                 _ => match self.lookup(s) {
                     Some(b) => Ok(b.term().clone()),
-                    None if OPERATORS.contains(&s.as_str()) => {
-                        Err(self.error(e, format!("operator '{s}' used without arguments")))
-                    }
+                    None if OPERATORS.contains(&s.as_str()) => Err(self.error(e, format!("operator '{s}' used without arguments"))),
                     None => Err(self.error(e, format!("undeclared symbol '{s}'"))),
                 },
             },
@@ -357,10 +351,7 @@ impl<'a> Env<'a> {
                     return Err(self.error(arr, format!("'{name}' is not an array")));
                 };
                 if asort.index.len() != idx.len() {
-                    return Err(self.error(
-                        e,
-                        format!("array '{name}' takes {} indices, found {}", asort.index.len(), idx.len()),
-                    ));
+                    return Err(self.error(e, format!("array '{name}' takes {} indices, found {}", asort.index.len(), idx.len())));
                 }
                 let want = asort.index.clone();
                 let idx = idx.iter().zip(&want).map(|(i, s)| self.term_of_sort(i, s)).collect::<Result<Vec<_>, _>>()?;
@@ -431,10 +422,7 @@ impl<'a> Env<'a> {
         let Some((head, args)) = items.split_first() else {
             return Err(self.error(e, "empty application '()'"));
         };
-        let literal = |e: &Sexp| {
-            matches!(e.kind, SexpKind::Int(_) | SexpKind::Decimal(..))
-                || matches!(e.symbol(), Some("true" | "false"))
-        };
+        let literal = |e: &Sexp| matches!(e.kind, SexpKind::Int(_) | SexpKind::Decimal(..)) || matches!(e.symbol(), Some("true" | "false"));
         let applicable = match &head.kind {
             SexpKind::Select(..) => true,
             SexpKind::Symbol(s) => self.lookup(s).is_some(),
@@ -459,9 +447,7 @@ impl<'a> Env<'a> {
         }
         let op = match &head.kind {
             SexpKind::Symbol(s) if OPERATORS.contains(&s.as_str()) => s.as_str(),
-            SexpKind::Symbol(s) if self.lookup(s).is_some() || s == "true" || s == "false" => {
-                return Err(self.error(head, format!("'{s}' is not a function")))
-            }
+            SexpKind::Symbol(s) if self.lookup(s).is_some() || s == "true" || s == "false" => return Err(self.error(head, format!("'{s}' is not a function"))),
             SexpKind::Symbol(s) => return Err(self.error(head, format!("unknown function '{s}'"))),
             _ => return Err(self.error(head, format!("'{}' is not a function", excerpt(self.src, head)))),
         };
@@ -563,11 +549,7 @@ impl<'a> Env<'a> {
                 if args.len() != want {
                     return Err(self.error(e, format!("'{op}' on this array expects {want} arguments, found {}", args.len())));
                 }
-                let idx = args[1..=nidx]
-                    .iter()
-                    .zip(&asort.index)
-                    .map(|(i, s)| self.term_of_sort(i, s))
-                    .collect::<Result<Vec<_>, _>>()?;
+                let idx = args[1..=nidx].iter().zip(&asort.index).map(|(i, s)| self.term_of_sort(i, s)).collect::<Result<Vec<_>, _>>()?;
                 if op == "select" {
                     Ok(Term::select(&a, &idx))
                 } else {

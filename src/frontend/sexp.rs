@@ -88,10 +88,7 @@ fn is_atom_char(c: char) -> bool {
 
 /// Whitespace (including a byte-order mark) and `;` comments.
 fn trivia(i: &str) -> IResult<&str, usize> {
-    many0_count(alt((
-        take_while1(|c: char| c.is_whitespace() || c == '\u{feff}'),
-        recognize(pair(char(';'), take_till(|c| c == '\n'))),
-    )))(i)
+    many0_count(alt((take_while1(|c: char| c.is_whitespace() || c == '\u{feff}'), recognize(pair(char(';'), take_till(|c| c == '\n'))))))(i)
 }
 
 /// A maximal run of atom characters.
@@ -159,12 +156,10 @@ impl<'a> Reader<'a> {
         let node = match c {
             '(' => self.list(depth)?,
             ')' | ']' | ',' => return Err(self.err(start, format!("unexpected '{c}'"))),
-            '[' => {
-                return Err(self.err(start, "unexpected '[' (an array read needs a name before it, as in a[x])"))
-            }
+            '[' => return Err(self.err(start, "unexpected '[' (an array read needs a name before it, as in a[x])")),
             '|' => {
-                let (rest, name) = preceded(char::<&str, ()>('|'), take_till(|c| c == '|'))(self.rest())
-                    .map_err(|_| self.err(start, "unterminated quoted symbol"))?;
+                let (rest, name) =
+                    preceded(char::<&str, ()>('|'), take_till(|c| c == '|'))(self.rest()).map_err(|_| self.err(start, "unterminated quoted symbol"))?;
                 if rest.is_empty() {
                     return Err(self.err(start, "unterminated quoted symbol: missing closing '|'"));
                 }
@@ -234,8 +229,7 @@ impl<'a> Reader<'a> {
         let mut text = String::new();
         loop {
             let rest = self.rest();
-            let (after, chunk) =
-                take_till::<_, &str, ()>(|c| c == '"')(rest).map_err(|_| self.err(start, "unterminated string"))?;
+            let (after, chunk) = take_till::<_, &str, ()>(|c| c == '"')(rest).map_err(|_| self.err(start, "unterminated string"))?;
             text.push_str(chunk);
             if after.is_empty() {
                 return Err(self.err(start, "unterminated string: missing closing '\"'"));
@@ -258,9 +252,7 @@ impl<'a> Reader<'a> {
             let neg = minus.is_some();
             return match frac {
                 None => {
-                    let n: i64 = int
-                        .parse()
-                        .map_err(|_| self.err(start, format!("integer literal too large: {tok}")))?;
+                    let n: i64 = int.parse().map_err(|_| self.err(start, format!("integer literal too large: {tok}")))?;
                     Ok(SexpKind::Int(if neg { -n } else { n }))
                 }
                 Some(frac) => {

@@ -14,14 +14,7 @@ pub fn injective_maps(from: &[Term], to: &[Term]) -> Vec<HashMap<Term, Term>> {
     out
 }
 
-fn inj_rec(
-    from: &[Term],
-    to: &[Term],
-    k: usize,
-    used: &mut Vec<bool>,
-    cur: &mut HashMap<Term, Term>,
-    out: &mut Vec<HashMap<Term, Term>>,
-) {
+fn inj_rec(from: &[Term], to: &[Term], k: usize, used: &mut Vec<bool>, cur: &mut HashMap<Term, Term>, out: &mut Vec<HashMap<Term, Term>>) {
     if k == from.len() {
         out.push(cur.clone());
         return;

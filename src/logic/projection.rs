@@ -240,11 +240,7 @@ pub fn project_exact(lits: &[Term], vars: &[Term]) -> (Vec<Term>, Vec<Term>) {
 /// weakening), then every case is projected. Each case comes with the
 /// variables that could not be eliminated; unsatisfiable cases are left out.
 pub fn project_cases(lits: &[Term], vars: &[Term], max_splits: usize) -> Vec<(Vec<Term>, Vec<Term>)> {
-    split_cases(lits, vars, max_splits, &[])
-        .into_iter()
-        .map(|c| project(&c, vars))
-        .filter(|(l, _)| !l.iter().any(|x| x.as_bool() == Some(false)))
-        .collect()
+    split_cases(lits, vars, max_splits, &[]).into_iter().map(|c| project(&c, vars)).filter(|(l, _)| !l.iter().any(|x| x.as_bool() == Some(false))).collect()
 }
 
 /// The case split of a conjunction on its integer disequalities `e ≠ 0`

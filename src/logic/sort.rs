@@ -72,8 +72,7 @@ impl Sort {
 
     /// Whether values of this sort take part in integer arithmetic (Int and subranges).
     pub fn is_int_like(&self) -> bool {
-        matches!(self, Sort::Int)
-            || matches!(self, Sort::Enum(d) if matches!(d.values, EnumValues::Subrange(..)))
+        matches!(self, Sort::Int) || matches!(self, Sort::Enum(d) if matches!(d.values, EnumValues::Subrange(..)))
     }
 
     /// Whether values of this sort are numbers (Int, Real, subranges).

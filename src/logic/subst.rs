@@ -27,8 +27,7 @@ fn subst_rec(t: &Term, map: &HashMap<Term, Term>, cache: &mut HashMap<Term, Term
     }
     let r = match t.op() {
         Op::Forall(vs) | Op::Exists(vs) | Op::Lambda(vs) if vs.iter().any(|v| map.contains_key(v)) => {
-            let inner: HashMap<Term, Term> =
-                map.iter().filter(|(k, _)| !vs.contains(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+            let inner: HashMap<Term, Term> = map.iter().filter(|(k, _)| !vs.contains(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
             t.rebuild(vec![substitute(&t.args()[0], &inner)])
         }
         _ => {

@@ -434,9 +434,7 @@ impl Term {
         // Out-of-range literal against a finite sort.
         for (x, y) in [(a, b), (b, a)] {
             if let (Some(n), Some((lo, hi))) = (y.as_int(), x.sort().finite_range()) {
-                if matches!(x.sort(), Sort::Enum(d) if matches!(d.values, EnumValues::Subrange(..)))
-                    && (n < lo || n > hi)
-                {
+                if matches!(x.sort(), Sort::Enum(d) if matches!(d.values, EnumValues::Subrange(..))) && (n < lo || n > hi) {
                     return Term::ff();
                 }
             }

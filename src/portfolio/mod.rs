@@ -179,7 +179,13 @@ pub fn solve(task: &Task, plan: &[Phase], settings: &Settings, limits: &Limits) 
         }
         let given = if plan.len() == 1 { limits.timeout } else { phase.share.time(limits.timeout, left(), &ran) };
         let s = tweaked(settings, phase.tweak);
-        tracing::info!("phase {} of {}: {} for {}", k + 1, plan.len(), names[k], given.map_or("the rest of the run".to_string(), |g| format!("{:.2}s", g.as_secs_f64())));
+        tracing::info!(
+            "phase {} of {}: {} for {}",
+            k + 1,
+            plan.len(),
+            names[k],
+            given.map_or("the rest of the run".to_string(), |g| format!("{:.2}s", g.as_secs_f64()))
+        );
         let t0 = Instant::now();
         let (mut result, splittable) = run_engine(task, phase.engine, &s, &Budget::new(given, limits.max_nodes), &limits.checking);
         let time = t0.elapsed();

@@ -2,9 +2,9 @@
 //! loop counters and the bounds they run to (array lengths) — and the
 //! abstraction of labels that forgets what a cube says about them.
 
-use crate::system::cube::Cube;
-use crate::logic::{collect, occurs, Op, Sort, Term};
 use crate::logic::projection::Linear;
+use crate::logic::{collect, occurs, Op, Sort, Term};
+use crate::system::cube::Cube;
 use crate::system::{IndexKind, System};
 
 /// The terms to abstract: the user's (`:abstract`), then, for programs
@@ -22,9 +22,7 @@ pub fn abstraction_terms(sys: &System) -> Vec<Term> {
             sys.transitions.iter().any(|t| {
                 t.updates.iter().any(|u| {
                     sys.vars[u.var].term == ***x
-                        && Linear::of(&u.value)
-                            .and_then(|l| l.minus(&Linear::of(x)?))
-                            .is_some_and(|d| d.coeffs.is_empty() && d.constant != 0)
+                        && Linear::of(&u.value).and_then(|l| l.minus(&Linear::of(x)?)).is_some_and(|d| d.coeffs.is_empty() && d.constant != 0)
                 })
             })
         })

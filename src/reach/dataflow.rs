@@ -80,8 +80,7 @@ pub fn control_variable(sys: &System) -> Option<usize> {
             && matches!(v.term.sort(), Sort::Enum(_))
             && !sys.transitions.is_empty()
             && sys.transitions.iter().all(|t| {
-                location_test(&t.guard, &v.term).is_some()
-                    && t.updates.iter().filter(|u| u.var == k).all(|u| matches!(u.value.op(), Op::EnumConst(_)))
+                location_test(&t.guard, &v.term).is_some() && t.updates.iter().filter(|u| u.var == k).all(|u| matches!(u.value.op(), Op::EnumConst(_)))
             })
     })
 }
@@ -112,7 +111,8 @@ pub fn location_facts(sys: &System) -> Vec<(Term, Vec<Term>)> {
     let ints: Vec<usize> = (0..sys.vars.len()).filter(|&k| !sys.vars[k].is_array && *sys.vars[k].term.sort() == Sort::Int).collect();
     type Bounds = HashMap<usize, i64>;
     // the entry: the initial location with the initial equalities
-    let init_lits: Vec<&Term> = sys.initial.iter().filter(|q| q.vars.is_empty() || q.lits.iter().all(|l| q.vars.iter().all(|v| !occurs(v, l)))).flat_map(|q| q.lits.iter()).collect();
+    let init_lits: Vec<&Term> =
+        sys.initial.iter().filter(|q| q.vars.is_empty() || q.lits.iter().all(|l| q.vars.iter().all(|v| !occurs(v, l)))).flat_map(|q| q.lits.iter()).collect();
     let entry = init_lits.iter().find_map(|l| location_test(l, &pc));
     let Some(entry) = entry else { return vec![] };
     let mut start = Bounds::new();
@@ -215,7 +215,13 @@ pub fn location_facts(sys: &System) -> Vec<(Term, Vec<Term>)> {
 /// dataflow analysis where an update to a constant (or a known one) fixes a
 /// value, adding constants to both scalars shifts their difference, and
 /// anything else forgets it.
-fn differences(sys: &System, pcv: usize, ints: &[usize], entry: &Term, init: &[&Term]) -> std::collections::HashMap<Term, std::collections::BTreeMap<(usize, usize, i64), i64>> {
+fn differences(
+    sys: &System,
+    pcv: usize,
+    ints: &[usize],
+    entry: &Term,
+    init: &[&Term],
+) -> std::collections::HashMap<Term, std::collections::BTreeMap<(usize, usize, i64), i64>> {
     use std::collections::{BTreeMap, HashMap};
     // (x, y, m) stands for `x - m·y`, (x, x, 0) for the value of x
     type Facts = BTreeMap<(usize, usize, i64), i64>;

@@ -9,8 +9,8 @@
 //! instances reach the solver. A visited cube's conditions on other
 //! processes are matched syntactically: the new cube must state them too.
 
-use crate::system::cube::{other, resolve_distinct, Cube};
 use crate::logic::{occurs, replace, substitute, Op, Sort, Term};
+use crate::system::cube::{other, resolve_distinct, Cube};
 use std::collections::{HashMap, HashSet};
 
 /// The new cube's facts, for evaluating instances of visited cubes.
@@ -443,8 +443,7 @@ fn subsume_rec(
             continue;
         }
         map.insert(y.clone(), new.vars[i].clone());
-        let ok = old.unary[k].iter().all(|l| facts_unary_has(new, i, l, &old.hole, lits))
-            && old.multi[k].iter().all(|l| lits.contains(&substitute(l, map)));
+        let ok = old.unary[k].iter().all(|l| facts_unary_has(new, i, l, &old.hole, lits)) && old.multi[k].iter().all(|l| lits.contains(&substitute(l, map)));
         if ok {
             used[i] = true;
             images.push(new.vars[i].clone());

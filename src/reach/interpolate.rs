@@ -27,9 +27,9 @@
 //!
 //! Every interpolant is checked ([`check`]) before use.
 
-use crate::system::cube::Cube;
 use crate::logic::{free_vars, occurs, substitute, Term};
 use crate::smt::{SatResult, Solver};
+use crate::system::cube::Cube;
 use std::collections::HashMap;
 
 /// What interpolation did, counted for the caller's statistics.
@@ -120,7 +120,14 @@ fn unsat(solver: &mut dyn Solver, tally: &mut Tally, parts: &[Term]) -> Result<b
 
 /// Term abstraction: renames each term of `terms` apart in `A` (a fresh
 /// copy per term) while `A ∧ B` stays unsatisfiable.
-pub fn abstract_terms(solver: &mut dyn Solver, tally: &mut Tally, a: &[Cube], b: &Term, terms: &[Term], index_sort: &crate::logic::Sort) -> Result<Abstracted, Failure> {
+pub fn abstract_terms(
+    solver: &mut dyn Solver,
+    tally: &mut Tally,
+    a: &[Cube],
+    b: &Term,
+    terms: &[Term],
+    index_sort: &crate::logic::Sort,
+) -> Result<Abstracted, Failure> {
     let mut cur: Vec<Cube> = a.to_vec();
     let mut copies = vec![];
     let mut accepted = vec![];
@@ -131,8 +138,7 @@ pub fn abstract_terms(solver: &mut dyn Solver, tally: &mut Tally, a: &[Cube], b:
         }
         let copy = Term::var(&format!("{}!abs", t.var_name().unwrap_or("t")), t.sort().clone());
         let map: HashMap<Term, Term> = [(t.clone(), copy.clone())].into_iter().collect();
-        let renamed: Vec<Cube> =
-            cur.iter().map(|c| Cube::plain(c.vars.clone(), c.lits.iter().map(|l| substitute(l, &map)).collect())).collect();
+        let renamed: Vec<Cube> = cur.iter().map(|c| Cube::plain(c.vars.clone(), c.lits.iter().map(|l| substitute(l, &map)).collect())).collect();
         // the copy must be projectable out of every cube — or, for one
         // index-sorted term, become a new quantified variable (SAFARI's
         // guess of an invariant's variable) — and A ∧ B stay unsatisfiable
@@ -253,7 +259,15 @@ fn interpolate_part(method: Method, solver: &mut dyn Solver, tally: &mut Tally, 
 /// existential variables, its literals.
 type Piece = (Option<usize>, Vec<Term>, Vec<Term>);
 
-fn by_projection(solver: &mut dyn Solver, tally: &mut Tally, a: &[Cube], b: &Term, local: &[Term], guessable: &[Term], abstracted: &[Term]) -> Result<Vec<Piece>, Failure> {
+fn by_projection(
+    solver: &mut dyn Solver,
+    tally: &mut Tally,
+    a: &[Cube],
+    b: &Term,
+    local: &[Term],
+    guessable: &[Term],
+    abstracted: &[Term],
+) -> Result<Vec<Piece>, Failure> {
     let mut out = vec![];
     for (k, c) in a.iter().enumerate() {
         let present: Vec<Term> = local.iter().filter(|v| c.lits.iter().any(|l| occurs(v, l))).cloned().collect();
@@ -362,12 +376,8 @@ mod tests {
     fn term_abstraction_steers_the_interpolant() {
         let (i, n, z) = (Term::var("i", Sort::Int), Term::var("n", Sort::Int), Term::var("z1", Sort::Int));
         let arr = Term::var("a", Sort::array(vec![Sort::Int], Sort::Int));
-        let lits = vec![
-            Term::le(&n, &i),
-            Term::le(&Term::int(0), &z),
-            Term::lt(&z, &n),
-            Term::eq(&Term::select(&arr, std::slice::from_ref(&z)), &Term::int(0)).not(),
-        ];
+        let lits =
+            vec![Term::le(&n, &i), Term::le(&Term::int(0), &z), Term::lt(&z, &n), Term::eq(&Term::select(&arr, std::slice::from_ref(&z)), &Term::int(0)).not()];
         let a = Cube::normalize(std::slice::from_ref(&z), &lits);
         let b = Term::eq(&i, &Term::int(0));
         let shared = [i.clone(), n.clone(), arr.clone()];

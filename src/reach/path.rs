@@ -140,7 +140,13 @@ fn as_stores(js: &[Term], body: &Term) -> Option<Term> {
                         return None;
                     }
                     let (x, y) = (&q.args()[0], &q.args()[1]);
-                    let (j, e) = if js.contains(x) { (x, y) } else if js.contains(y) { (y, x) } else { return None };
+                    let (j, e) = if js.contains(x) {
+                        (x, y)
+                    } else if js.contains(y) {
+                        (y, x)
+                    } else {
+                        return None;
+                    };
                     if !free_of_j(e) {
                         return None;
                     }

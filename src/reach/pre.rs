@@ -9,8 +9,8 @@
 //! (`∀o ∉ z̄. uguard(o)`, see [`Cube::others`]).
 
 use crate::answer::Edge;
-use crate::system::cube::{other, zvar, Cube};
 use crate::logic::{substitute, Op, Term};
+use crate::system::cube::{other, zvar, Cube};
 use crate::system::{System, Transition};
 use std::collections::HashMap;
 

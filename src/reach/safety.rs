@@ -3,9 +3,9 @@
 //! instantiated on the cube's index variables — decidable and exact for
 //! initial formulas of the form `∀x̄. I(x̄, a[x̄], g)`.
 
-use crate::system::cube::Cube;
 use crate::logic::instantiate::instances;
 use crate::logic::Term;
+use crate::system::cube::Cube;
 use crate::system::{Quantified, System};
 
 /// The instances of the universally quantified formulas `qs` over the

@@ -2,7 +2,7 @@
 //! back from its children: one set of types for writing and reading, with
 //! a schema version and the tool's version in every report.
 
-use crate::answer::{CheckResult, Certification, ConcreteTrace, Execution, Replayed, Stats, Verdict};
+use crate::answer::{Certification, CheckResult, ConcreteTrace, Execution, Replayed, Stats, Verdict};
 use crate::logic::{EnumValues, Sort, Term};
 use crate::system::System;
 use serde::{Deserialize, Serialize};
@@ -297,7 +297,11 @@ fn trace(sys: &System, t: &ConcreteTrace) -> TraceReport {
     let steps = t
         .steps
         .iter()
-        .map(|(ti, ps)| StepReport { transition: Some(sys.transitions[*ti].name.clone()), procs: Some(ps.iter().map(|p| p + 1).collect()), ..StepReport::default() })
+        .map(|(ti, ps)| StepReport {
+            transition: Some(sys.transitions[*ti].name.clone()),
+            procs: Some(ps.iter().map(|p| p + 1).collect()),
+            ..StepReport::default()
+        })
         .collect();
     TraceReport { procs: t.procs, steps, ..TraceReport::default() }
 }

@@ -6,8 +6,8 @@ pub mod dot;
 pub mod json;
 
 use crate::answer::{Certification, CheckResult, ConcreteTrace, Execution, Replayed, Stats, Value, Verdict};
-use crate::system::cube::Cube;
 use crate::logic::{EnumValues, Op, Sort, Term};
+use crate::system::cube::Cube;
 use crate::system::System;
 use std::fmt::Write as _;
 
@@ -222,8 +222,7 @@ pub fn execution(sys: &System, ex: &Execution, replayed: Option<&Replayed>) -> S
         if shown {
             let text = if len == 1 {
                 let t = &sys.transitions[items[0].0];
-                let vals: Vec<String> =
-                    t.inputs().iter().zip(&ex.values[cursor..]).map(|(v, x)| format!("{v} = {}", value(*x, v.sort()))).collect();
+                let vals: Vec<String> = t.inputs().iter().zip(&ex.values[cursor..]).map(|(v, x)| format!("{v} = {}", value(*x, v.sort()))).collect();
                 let vals = if vals.is_empty() { String::new() } else { format!(" ({})", vals.join(", ")) };
                 format!("  step {first}: {}{vals}", t.name)
             } else {
@@ -240,11 +239,8 @@ pub fn execution(sys: &System, ex: &Execution, replayed: Option<&Replayed>) -> S
         let fin: Vec<String> = r.scalars.iter().map(|(t, v)| format!("{t} = {}", value(*v, t.sort()))).collect();
         let _ = writeln!(out, "  final state: {}", fin.join(", "));
         if !r.reads.is_empty() {
-            let cells: Vec<String> = r
-                .reads
-                .iter()
-                .map(|(a, i, v)| format!("{a}[{}] = {}", join(i), value(*v, a.sort().as_array().map(|s| &s.elem).unwrap_or(a.sort()))))
-                .collect();
+            let cells: Vec<String> =
+                r.reads.iter().map(|(a, i, v)| format!("{a}[{}] = {}", join(i), value(*v, a.sort().as_array().map(|s| &s.elem).unwrap_or(a.sort())))).collect();
             let _ = writeln!(out, "    cells read at the end: {}", cells.join(", "));
         }
     }

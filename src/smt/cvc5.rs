@@ -83,10 +83,7 @@ impl Cvc5Solver {
         let tm = TermManager::new();
         let mut solver = cvc5::Solver::new(&tm);
         let flag = if explain { "true" } else { "false" };
-        let setup = configure(
-            &mut solver,
-            &[("produce-models", flag), ("produce-unsat-assumptions", flag), ("incremental", "true"), ("arrays-exp", "true")],
-        );
+        let setup = configure(&mut solver, &[("produce-models", flag), ("produce-unsat-assumptions", flag), ("incremental", "true"), ("arrays-exp", "true")]);
         Cvc5Solver {
             tm,
             solver,
@@ -167,26 +164,22 @@ impl Cvc5Solver {
         }
         let args = t.args();
         let r = match t.op() {
-            Op::Eq if args.len() == 2 && args[0].sort().as_array().is_some() => {
-                match (self.lambda_free(&args[0]), self.lambda_free(&args[1])) {
-                    (Ok(a), Ok(b)) => Term::eq(&a, &b),
-                    _ => {
-                        let dims = args[0].sort().as_array().map(|a| a.index.clone()).unwrap_or_default();
-                        let vs: Vec<Term> = dims
-                            .iter()
-                            .map(|s| {
-                                self.fresh += 1;
-                                Term::var(&format!("arrax!ext{}", self.fresh), s.clone())
-                            })
-                            .collect();
-                        let pointwise = Term::eq(&read(&args[0], &vs), &read(&args[1], &vs));
-                        self.lambda_free(&Term::forall(&vs, &pointwise))?
-                    }
+            Op::Eq if args.len() == 2 && args[0].sort().as_array().is_some() => match (self.lambda_free(&args[0]), self.lambda_free(&args[1])) {
+                (Ok(a), Ok(b)) => Term::eq(&a, &b),
+                _ => {
+                    let dims = args[0].sort().as_array().map(|a| a.index.clone()).unwrap_or_default();
+                    let vs: Vec<Term> = dims
+                        .iter()
+                        .map(|s| {
+                            self.fresh += 1;
+                            Term::var(&format!("arrax!ext{}", self.fresh), s.clone())
+                        })
+                        .collect();
+                    let pointwise = Term::eq(&read(&args[0], &vs), &read(&args[1], &vs));
+                    self.lambda_free(&Term::forall(&vs, &pointwise))?
                 }
-            }
-            Op::Select if args.len() >= 2 && self.has_lambda(&args[0]) && read(&args[0], &args[1..]) != *t => {
-                self.lambda_free(&read(&args[0], &args[1..]))?
-            }
+            },
+            Op::Select if args.len() >= 2 && self.has_lambda(&args[0]) && read(&args[0], &args[1..]) != *t => self.lambda_free(&read(&args[0], &args[1..]))?,
             Op::Lambda(vs) if args.len() == 1 => {
                 let body = self.lambda_free(&args[0])?;
                 match as_writes(vs, &body) {
@@ -439,10 +432,7 @@ impl Cvc5Solver {
         if xs.iter().all(|x| x.sort().is_integer()) {
             return Ok((xs, false));
         }
-        let xs = xs
-            .into_iter()
-            .map(|x| if x.sort().is_integer() { self.mk(Kind::ToReal, &[x]) } else { Ok(x) })
-            .collect::<Result<Vec<_>, _>>()?;
+        let xs = xs.into_iter().map(|x| if x.sort().is_integer() { self.mk(Kind::ToReal, &[x]) } else { Ok(x) }).collect::<Result<Vec<_>, _>>()?;
         Ok((xs, true))
     }
 
@@ -528,9 +518,7 @@ impl Cvc5Solver {
                 match (k, &a[..]) {
                     (Kind::Add, _) => Term::add(a),
                     (Kind::Mult, _) => Term::mul(a),
-                    (Kind::Sub, [x, rest @ ..]) => {
-                        Term::add(std::iter::once(x.clone()).chain(rest.iter().map(|r| r.neg())))
-                    }
+                    (Kind::Sub, [x, rest @ ..]) => Term::add(std::iter::once(x.clone()).chain(rest.iter().map(|r| r.neg()))),
                     (Kind::Neg, [x]) => x.neg(),
                     (Kind::ToReal, [x]) => x.clone(),
                     _ => return Err(unsupported()),
@@ -568,9 +556,7 @@ impl Cvc5Solver {
                 Term::select(&arr, &idx)
             }
             Kind::Store => match &kids(self, bound)?[..] {
-                [a, i, v] if a.sort().as_array().map(|s| s.index.len()) == Some(1) => {
-                    Term::store(a, std::slice::from_ref(i), v)
-                }
+                [a, i, v] if a.sort().as_array().map(|s| s.index.len()) == Some(1) => Term::store(a, std::slice::from_ref(i), v),
                 _ => return Err(unsupported()),
             },
             Kind::Forall | Kind::Exists if n >= 2 => {
@@ -676,18 +662,14 @@ impl Cvc5Solver {
                 match sort {
                     Sort::Enum(def) => match &def.values {
                         EnumValues::Subrange(..) => Some(Term::int(n)),
-                        EnumValues::Names(ns) => {
-                            (0..ns.len() as i64).contains(&n).then(|| Term::enum_const(sort.clone(), n))
-                        }
+                        EnumValues::Names(ns) => (0..ns.len() as i64).contains(&n).then(|| Term::enum_const(sort.clone(), n)),
                     },
                     _ => Some(Term::int(n)),
                 }
             }
-            Sort::Uninterpreted(_) => v
-                .is_uninterpreted_sort_value()
-                .then(|| v.uninterpreted_sort_value().ok())
-                .flatten()
-                .map(|name| Term::var(&name, sort.clone())),
+            Sort::Uninterpreted(_) => {
+                v.is_uninterpreted_sort_value().then(|| v.uninterpreted_sort_value().ok()).flatten().map(|name| Term::var(&name, sort.clone()))
+            }
             Sort::Array(_) => None,
         }
     }

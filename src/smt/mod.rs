@@ -145,13 +145,7 @@ pub(crate) fn enum_terms(t: &Term) -> Vec<Term> {
     out
 }
 
-fn enum_terms_rec(
-    t: &Term,
-    bound: &mut Vec<Term>,
-    seen: &mut HashSet<Term>,
-    found: &mut HashSet<Term>,
-    out: &mut Vec<Term>,
-) {
+fn enum_terms_rec(t: &Term, bound: &mut Vec<Term>, seen: &mut HashSet<Term>, found: &mut HashSet<Term>, out: &mut Vec<Term>) {
     if !seen.insert(t.clone()) {
         return;
     }

@@ -262,9 +262,7 @@ impl Z3Solver {
 
     /// The constants standing for a binder's variables.
     fn bound_vars(&mut self, vs: &[Term], t: &Term) -> Result<Vec<Dynamic>, String> {
-        vs.iter()
-            .map(|v| if v.is_var() { self.tr(v) } else { Err(format!("binder over a non-variable: {t}")) })
-            .collect()
+        vs.iter().map(|v| if v.is_var() { self.tr(v) } else { Err(format!("binder over a non-variable: {t}")) }).collect()
     }
 
     /// The translations of numeric operands, all Int or (if any is Real) all Real.
@@ -335,14 +333,10 @@ impl Z3Solver {
                 let n = v.as_int()?.as_i64()?;
                 match &def.values {
                     EnumValues::Subrange(..) => Some(Term::int(n)),
-                    EnumValues::Names(ns) => {
-                        (0..ns.len() as i64).contains(&n).then(|| Term::enum_const(sort.clone(), n))
-                    }
+                    EnumValues::Names(ns) => (0..ns.len() as i64).contains(&n).then(|| Term::enum_const(sort.clone(), n)),
                 }
             }
-            Sort::Uninterpreted(_) => {
-                (v.sort_kind() == SortKind::Uninterpreted).then(|| Term::var(&v.to_string(), sort.clone()))
-            }
+            Sort::Uninterpreted(_) => (v.sort_kind() == SortKind::Uninterpreted).then(|| Term::var(&v.to_string(), sort.clone())),
             Sort::Array(_) => None,
         }
     }
@@ -475,13 +469,10 @@ impl Solver for Z3Solver {
             }
             z3::SatResult::Unsat => {
                 let back: HashMap<Bool, &Term> = inds.iter().cloned().zip(assumptions).collect();
-                self.core =
-                    self.solver.get_unsat_core().iter().filter_map(|c| back.get(c)).map(|t| (*t).clone()).collect();
+                self.core = self.solver.get_unsat_core().iter().filter_map(|c| back.get(c)).map(|t| (*t).clone()).collect();
                 SatResult::Unsat
             }
-            z3::SatResult::Unknown => {
-                SatResult::Unknown(self.solver.get_reason_unknown().unwrap_or_else(|| "unknown".into()))
-            }
+            z3::SatResult::Unknown => SatResult::Unknown(self.solver.get_reason_unknown().unwrap_or_else(|| "unknown".into())),
         }
     }
 

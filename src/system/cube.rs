@@ -195,29 +195,16 @@ impl Cube {
         let names: Vec<String> = vars.iter().map(|v| v.to_string()).collect();
         let mut sig: Vec<(Vec<String>, usize)> = vec![];
         for (i, v) in vars.iter().enumerate() {
-            let mut s: Vec<String> = lits
-                .iter()
-                .zip(&texts)
-                .filter(|(l, _)| crate::logic::occurs(v, l))
-                .map(|(_, t)| mask(t, &names, i))
-                .collect();
+            let mut s: Vec<String> = lits.iter().zip(&texts).filter(|(l, _)| crate::logic::occurs(v, l)).map(|(_, t)| mask(t, &names, i)).collect();
             s.sort();
             sig.push((s, i));
         }
         sig.sort();
         let sort = vars.first().map(|v| v.sort().clone()).unwrap_or(Sort::Index);
-        let tmp: HashMap<Term, Term> = sig
-            .iter()
-            .enumerate()
-            .map(|(k, (_, i))| (vars[*i].clone(), Term::var(&format!("z{}#", k + 1), sort.clone())))
-            .collect();
-        let fin: HashMap<Term, Term> =
-            (0..vars.len()).map(|k| (Term::var(&format!("z{}#", k + 1), sort.clone()), zvar(k, &sort))).collect();
-        let mut lits: Vec<(String, Term)> = lits
-            .iter()
-            .map(|l| crate::logic::substitute(&crate::logic::substitute(l, &tmp), &fin))
-            .map(|l| (l.to_string(), l))
-            .collect();
+        let tmp: HashMap<Term, Term> = sig.iter().enumerate().map(|(k, (_, i))| (vars[*i].clone(), Term::var(&format!("z{}#", k + 1), sort.clone()))).collect();
+        let fin: HashMap<Term, Term> = (0..vars.len()).map(|k| (Term::var(&format!("z{}#", k + 1), sort.clone()), zvar(k, &sort))).collect();
+        let mut lits: Vec<(String, Term)> =
+            lits.iter().map(|l| crate::logic::substitute(&crate::logic::substitute(l, &tmp), &fin)).map(|l| (l.to_string(), l)).collect();
         lits.sort();
         lits.dedup();
         let renaming = sig.iter().enumerate().map(|(k, (_, i))| (vars[*i].clone(), zvar(k, &sort))).collect();
@@ -262,9 +249,7 @@ fn mask(text: &str, names: &[String], me: usize) -> String {
 
 /// Simplifies equalities between two distinct cube variables to false.
 pub fn resolve_distinct(t: &Term, distinct: &HashSet<Term>) -> Term {
-    let eqs = collect(t, &|s: &Term| {
-        matches!(s.op(), Op::Eq) && s.args().iter().all(|a| distinct.contains(a)) && s.args()[0] != s.args()[1]
-    });
+    let eqs = collect(t, &|s: &Term| matches!(s.op(), Op::Eq) && s.args().iter().all(|a| distinct.contains(a)) && s.args()[0] != s.args()[1]);
     if eqs.is_empty() {
         return t.clone();
     }
@@ -290,9 +275,7 @@ fn split_once(lits: Vec<Term>) -> Split {
             Op::Bool(true) => {}
             Op::Bool(false) => return Split::False,
             Op::And => stack.extend(l.args().iter().rev().cloned()),
-            Op::Not if matches!(l.args()[0].op(), Op::Or) => {
-                stack.extend(l.args()[0].args().iter().rev().map(|a| a.not()))
-            }
+            Op::Not if matches!(l.args()[0].op(), Op::Or) => stack.extend(l.args()[0].args().iter().rev().map(|a| a.not())),
             _ => flat.push(l),
         }
     }
@@ -447,9 +430,7 @@ fn simplify_real_comparison(atom: &Term) -> Option<Term> {
     if !shared {
         return None;
     }
-    let side = |sign: i64| -> Vec<Term> {
-        d.iter().filter(|(_, c)| c.signum() == sign).map(|(t, c)| Term::mul([Term::real(c.abs(), 1), t.clone()])).collect()
-    };
+    let side = |sign: i64| -> Vec<Term> { d.iter().filter(|(_, c)| c.signum() == sign).map(|(t, c)| Term::mul([Term::real(c.abs(), 1), t.clone()])).collect() };
     let l = Term::add(side(1).into_iter().chain([Term::real(0, 1)]));
     let r = Term::add(side(-1).into_iter().chain([Term::real(-k, 1)]));
     Some(match atom.op() {
@@ -483,8 +464,7 @@ fn propagate(mut lits: Vec<Term>, distinct: &HashSet<Term>) -> Option<Vec<Term>>
             let keep = match definition(l, distinct) {
                 Some((t, v)) if map.get(&t) == Some(&v) => {
                     // a defining literal stays, but its defined term is not rewritten
-                    let other: HashMap<Term, Term> =
-                        map.iter().filter(|(k, _)| **k != t).map(|(k, v)| (k.clone(), v.clone())).collect();
+                    let other: HashMap<Term, Term> = map.iter().filter(|(k, _)| **k != t).map(|(k, v)| (k.clone(), v.clone())).collect();
                     let l2 = crate::logic::substitute(l, &other);
                     resolve_distinct(&l2, distinct)
                 }
@@ -578,7 +558,12 @@ fn close_enums(lits: &[Term]) -> Option<Option<Vec<Term>>> {
             1 => {
                 let val = make_literal(&t, left[0]);
                 let cur = out.get_or_insert_with(|| lits.to_vec());
-                cur.retain(|l| !(matches!(l.op(), Op::Not) && crate::logic::occurs(&t, l) && matches!(l.args()[0].op(), Op::Eq) && (l.args()[0].args()[0] == t || l.args()[0].args()[1] == t)));
+                cur.retain(|l| {
+                    !(matches!(l.op(), Op::Not)
+                        && crate::logic::occurs(&t, l)
+                        && matches!(l.args()[0].op(), Op::Eq)
+                        && (l.args()[0].args()[0] == t || l.args()[0].args()[1] == t))
+                });
                 cur.push(Term::eq(&t, &val));
             }
             _ => {}

@@ -59,11 +59,7 @@ pub fn cone_of_influence(sys: &System) -> (System, Vec<String>) {
     let new_index = |i: usize| keep.iter().position(|&k| k == i);
     out.vars = keep.iter().map(|&i| sys.vars[i].clone()).collect();
     for t in &mut out.transitions {
-        t.updates = t
-            .updates
-            .iter()
-            .filter_map(|u| new_index(u.var).map(|v| crate::system::Update { var: v, value: u.value.clone() }))
-            .collect();
+        t.updates = t.updates.iter().filter_map(|u| new_index(u.var).map(|v| crate::system::Update { var: v, value: u.value.clone() })).collect();
     }
     let mentions_dropped = |l: &Term| free_vars(l).iter().any(|v| is_var(v) && !rel.contains(v));
     let prune = |qs: &[Quantified]| -> Vec<Quantified> {

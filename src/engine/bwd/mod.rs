@@ -59,7 +59,8 @@ impl Engine for Backward {
                 Explored::Oracle(o) => oracle = o.map(|o| *o),
             }
         }
-        let mut run = Restarts { sys, searched, settings: &self.settings, budget, backend: self.backend(), stats: Stats::default(), notes: vec![], graph: None };
+        let mut run =
+            Restarts { sys, searched, settings: &self.settings, budget, backend: self.backend(), stats: Stats::default(), notes: vec![], graph: None };
         let (answer, dropped) = run.run(oracle, &mut check);
         notes.append(&mut check.notes);
         notes.append(&mut run.notes);

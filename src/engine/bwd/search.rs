@@ -5,13 +5,13 @@
 //! invariant). Visited cubes subsumed by a newer one are deleted.
 
 use crate::answer::{AbstractTrace, Answer, Counterexample, Edge, EdgeKind, GraphEdge, GraphNode, Hint, Limit, NodeKind, Proof, SearchGraph, Stats};
-use crate::system::cube::Cube;
-use crate::reach::fixpoint::{match_cube, subsumes, Facts, Match, Pattern};
 use crate::logic::units::refuted_by_units;
 use crate::logic::{Op, Sort, Term};
+use crate::reach::fixpoint::{match_cube, subsumes, Facts, Match, Pattern};
 use crate::reach::pre::pre_image;
 use crate::reach::safety::{index_bounds, initial_query, instantiate_all};
 use crate::smt::{self, Backend, SatResult, Solver};
+use crate::system::cube::Cube;
 use crate::system::System;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
@@ -60,7 +60,16 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { order: Order::Bfs, timeout: None, max_nodes: None, max_procs: 8, backend: Backend::Z3, postpone: Postpone::MoreProcs, dropped_hints: vec![], exact: false }
+        Options {
+            order: Order::Bfs,
+            timeout: None,
+            max_nodes: None,
+            max_procs: 8,
+            backend: Backend::Z3,
+            postpone: Postpone::MoreProcs,
+            dropped_hints: vec![],
+            exact: false,
+        }
     }
 }
 
@@ -239,7 +248,15 @@ impl<'a> Search<'a> {
         loop {
             progress.tick(|| {
                 let s = &self.stats;
-                format!("{} nodes, {} visited, {} covered, {} in the queue, max processes {}, {} solver calls", s.nodes, self.visited.len(), s.covered, queue.len() + postponed.len(), s.max_vars, s.solver_calls())
+                format!(
+                    "{} nodes, {} visited, {} covered, {} in the queue, max processes {}, {} solver calls",
+                    s.nodes,
+                    self.visited.len(),
+                    s.covered,
+                    queue.len() + postponed.len(),
+                    s.max_vars,
+                    s.solver_calls()
+                )
             });
             if queue.is_empty() {
                 queue.extend(postponed.drain(..));
@@ -301,8 +318,7 @@ impl<'a> Search<'a> {
     /// trace reaching one refutes it).
     fn roots(&mut self) -> VecDeque<usize> {
         let mut queue = VecDeque::new();
-        let hints: Vec<(usize, &crate::system::Quantified)> =
-            self.sys.hints.iter().enumerate().filter(|(k, _)| !self.opts.dropped_hints.contains(k)).collect();
+        let hints: Vec<(usize, &crate::system::Quantified)> = self.sys.hints.iter().enumerate().filter(|(k, _)| !self.opts.dropped_hints.contains(k)).collect();
         let roots = self.sys.unsafe_.iter().map(|u| (None, u)).chain(hints.into_iter().map(|(k, h)| (Some(k), h)));
         for (hint, u) in roots {
             let vars: Vec<Term> = (0..u.vars.len()).map(|i| crate::system::cube::zvar(i, &self.sys.index_sort())).collect();
@@ -494,10 +510,7 @@ impl<'a> Search<'a> {
             Fate::Visited => vec![self.resolve(k, images.to_vec())],
             Fate::Covered(insts) => {
                 let pos = |v: &Term| self.nodes[k].cube.vars.iter().position(|w| w == v).unwrap();
-                insts
-                    .iter()
-                    .map(|(n, imgs)| self.resolve(*n, imgs.iter().map(|v| images[pos(v)].clone()).collect()))
-                    .collect()
+                insts.iter().map(|(n, imgs)| self.resolve(*n, imgs.iter().map(|v| images[pos(v)].clone()).collect())).collect()
             }
             Fate::Pending => vec![],
         }
@@ -621,4 +634,3 @@ fn cube_terms(lits: &[Term]) -> HashSet<Term> {
     }
     out
 }
-

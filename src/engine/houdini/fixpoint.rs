@@ -97,7 +97,21 @@ impl<'a> Houdini<'a> {
     /// A search over `sys`.
     pub fn new(sys: &'a System, opts: Options) -> Self {
         let solver = smt::solver(opts.backend);
-        Houdini { sys, opts, solver, members: vec![], start: Instant::now(), stats: Stats::default(), counts: (0, 0, 0, 0), asserted: HashSet::new(), defined: HashMap::new(), instantiated: HashMap::new(), solvers: HashMap::new(), unsafe_run: None, control: crate::reach::dataflow::control_variable(sys).map(|k| sys.vars[k].term.clone()) }
+        Houdini {
+            sys,
+            opts,
+            solver,
+            members: vec![],
+            start: Instant::now(),
+            stats: Stats::default(),
+            counts: (0, 0, 0, 0),
+            asserted: HashSet::new(),
+            defined: HashMap::new(),
+            instantiated: HashMap::new(),
+            solvers: HashMap::new(),
+            unsafe_run: None,
+            control: crate::reach::dataflow::control_variable(sys).map(|k| sys.vars[k].term.clone()),
+        }
     }
 
     /// When the time limit ends, if there is one.
@@ -177,7 +191,13 @@ impl<'a> Houdini<'a> {
     /// level).
     fn prepare(&mut self, batch: &[(usize, Cube)]) -> Prepared {
         // the literals without variables all pre-images share (the location)
-        let common: Vec<Term> = batch[0].1.lits.iter().filter(|l| batch.iter().all(|(_, p)| p.lits.contains(l)) && free_vars(l).iter().all(|v| !batch[0].1.vars.contains(v))).cloned().collect();
+        let common: Vec<Term> = batch[0]
+            .1
+            .lits
+            .iter()
+            .filter(|l| batch.iter().all(|(_, p)| p.lits.contains(l)) && free_vars(l).iter().all(|v| !batch[0].1.vars.contains(v)))
+            .cloned()
+            .collect();
         let place = self.place(&batch[0].1);
         let facts = Facts::of(&Cube::plain(vec![], common));
         let mut terms: Vec<Term> = batch.iter().flat_map(|(_, p)| index_terms(self.sys, &p.body())).collect();
@@ -274,7 +294,9 @@ impl<'a> Houdini<'a> {
                 let core = solver.unsat_core();
                 Ok(Batch::Covered(selectors.into_iter().filter(|(s, _)| core.contains(s)).map(|(_, k)| k).collect()))
             }
-            SatResult::Sat => Ok(Batch::Violated(live.iter().copied().filter(|&j| solver.value(&prep.defining[j]).and_then(|v| v.as_bool()) == Some(true)).collect())),
+            SatResult::Sat => {
+                Ok(Batch::Violated(live.iter().copied().filter(|&j| solver.value(&prep.defining[j]).and_then(|v| v.as_bool()) == Some(true)).collect()))
+            }
             SatResult::Unknown(why) => Err(unknown(why, deadline)),
         };
         solver.pop();
@@ -307,7 +329,13 @@ impl<'a> Houdini<'a> {
     /// with the others added.
     fn search(&mut self) -> Result<Answer, String> {
         let (cubes, more) = self.sampled()?;
-        tracing::debug!("houdini: {} candidates, {} after sampling {} steps ({:.2}s)", self.counts.0, self.counts.1, self.counts.3, self.start.elapsed().as_secs_f64());
+        tracing::debug!(
+            "houdini: {} candidates, {} after sampling {} steps ({:.2}s)",
+            self.counts.0,
+            self.counts.1,
+            self.counts.3,
+            self.start.elapsed().as_secs_f64()
+        );
         let first = self.fixpoint(cubes);
         if more.is_empty() || self.timed_out() || matches!(first, Ok(Answer::Safe(_))) {
             return first;
@@ -350,7 +378,14 @@ impl<'a> Houdini<'a> {
         let mut backward = 0;
         let mut progress = crate::engine::Progress::new("candidate invariants");
         loop {
-            progress.tick(|| format!("fixpoint: {} of {} members live, {} solver calls", self.members.iter().filter(|m| m.alive).count(), self.members.len(), self.stats.solver_calls()));
+            progress.tick(|| {
+                format!(
+                    "fixpoint: {} of {} members live, {} solver calls",
+                    self.members.iter().filter(|m| m.alive).count(),
+                    self.members.len(),
+                    self.stats.solver_calls()
+                )
+            });
             let mut batches: std::collections::BTreeMap<String, Vec<(usize, Cube)>> = std::collections::BTreeMap::new();
             for k in 0..self.members.len() {
                 if !self.members[k].alive {
@@ -442,4 +477,3 @@ impl<'a> Houdini<'a> {
         Ok(Answer::Safe(Proof { hints: vec![vec![]; n], ..proof }))
     }
 }
-

@@ -31,8 +31,8 @@ mod templates;
 
 pub use fixpoint::Houdini;
 
-use crate::smt::Backend;
 use crate::logic::Term;
+use crate::smt::Backend;
 use std::time::Duration;
 
 /// Settings of a candidate-invariant search.
@@ -73,7 +73,12 @@ impl crate::engine::Engine for CandidateInvariants {
 
     fn solve(&mut self, task: &crate::engine::Task, budget: &crate::engine::Budget, replayer: &mut dyn crate::answer::Replayer) -> crate::answer::Outcome {
         let sys = task.sliced;
-        let opts = Options { timeout: budget.left(), backend: self.backend(), max_procs: self.settings.max_procs, location_facts: crate::reach::dataflow::location_facts(sys) };
+        let opts = Options {
+            timeout: budget.left(),
+            backend: self.backend(),
+            max_procs: self.settings.max_procs,
+            location_facts: crate::reach::dataflow::location_facts(sys),
+        };
         let mut h = Houdini::new(sys, opts);
         let answer = h.run();
         if let Some(o) = h.unsafe_run {

@@ -61,7 +61,9 @@ impl Houdini<'_> {
             .transitions
             .iter()
             .map(|t| match control {
-                Some(k) => t.updates.iter().all(|u| u.var != k || crate::reach::dataflow::location_test(&t.guard, &sys.vars[k].term).as_ref() == Some(&u.value)),
+                Some(k) => {
+                    t.updates.iter().all(|u| u.var != k || crate::reach::dataflow::location_test(&t.guard, &sys.vars[k].term).as_ref() == Some(&u.value))
+                }
                 None => true,
             })
             .collect();
@@ -131,7 +133,6 @@ impl Houdini<'_> {
         Ok((cubes, more))
     }
 
-
     /// The candidates that survived sampling, as cubes: those of the first
     /// attempt, and those the second adds (of two variables, or at
     /// locations never visited); a location never visited may also be
@@ -176,7 +177,6 @@ impl Houdini<'_> {
         }
         (cubes, more)
     }
-
 }
 
 /// Gives each location that no sampled state visited (`visits`, by slot)
@@ -217,7 +217,8 @@ fn seed_unvisited(sys: &System, pc: &Term, slot: &dyn Fn(i64) -> usize, base: i6
             if from == to || from >= by_loc.len() || to >= by_loc.len() || visits[to] > 0 {
                 continue;
             }
-            let incoming: Vec<Shape> = if visits[from] > 0 { by_loc[from].iter().filter(survived).map(shape).collect() } else { seeded[from].iter().copied().collect() };
+            let incoming: Vec<Shape> =
+                if visits[from] > 0 { by_loc[from].iter().filter(survived).map(shape).collect() } else { seeded[from].iter().copied().collect() };
             for sh in incoming {
                 changed |= seeded[to].insert(sh);
             }
@@ -226,8 +227,10 @@ fn seed_unvisited(sys: &System, pc: &Term, slot: &dyn Fn(i64) -> usize, base: i6
     for (at, shapes) in seeded.into_iter().enumerate() {
         if visits[at] == 0 {
             let loc = Some(base + at as i64);
-            by_loc[at] = shapes.into_iter().map(|(range, range2, cond, also, rel, lhs, rhs)| Candidate { loc, range, range2, cond, also, rel, lhs, rhs, seen: true }).collect();
+            by_loc[at] = shapes
+                .into_iter()
+                .map(|(range, range2, cond, also, rel, lhs, rhs)| Candidate { loc, range, range2, cond, also, rel, lhs, rhs, seen: true })
+                .collect();
         }
     }
 }
-

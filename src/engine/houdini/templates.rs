@@ -83,7 +83,9 @@ impl Vocabulary<'_> {
             }
             Atom::Z(arr) => Term::select(&self.array(arr), std::slice::from_ref(z)),
             Atom::Z2(arr) => Term::select(&self.array(arr), std::slice::from_ref(z2)),
-            Atom::ZPlus(arr, s) => Term::add([Term::select(&self.array(arr), std::slice::from_ref(z)), s.map_or(z.clone(), |s| self.prog.scalar_terms[s].clone())]),
+            Atom::ZPlus(arr, s) => {
+                Term::add([Term::select(&self.array(arr), std::slice::from_ref(z)), s.map_or(z.clone(), |s| self.prog.scalar_terms[s].clone())])
+            }
             Atom::Index(o) => Term::add([z.clone(), Term::int(o)]),
             Atom::Mirror(arr, k) => Term::select(&self.array(arr), &[Term::add([Term::int(k), z.neg()])]),
         }
@@ -252,7 +254,9 @@ fn system_terms(sys: &System) -> impl Iterator<Item = &Term> {
 fn literals(sys: &System) -> Vec<i64> {
     let mut out: HashSet<i64> = HashSet::from([0]);
     for t in system_terms(sys) {
-        out.extend(collect(t, &|x: &Term| matches!(x.op(), Op::Int(_))).iter().filter_map(|l| l.as_int()).filter(|v| !crate::reach::dataflow::is_type_bound(*v)));
+        out.extend(
+            collect(t, &|x: &Term| matches!(x.op(), Op::Int(_))).iter().filter_map(|l| l.as_int()).filter(|v| !crate::reach::dataflow::is_type_bound(*v)),
+        );
     }
     let mut v: Vec<i64> = out.into_iter().collect();
     v.sort();
@@ -523,4 +527,3 @@ fn split_ranges(w: &Words) -> Vec<Shape> {
     }
     shapes
 }
-

@@ -23,15 +23,15 @@
 //!   an inductive invariant (certified by the caller).
 
 use crate::answer::{AbstractTrace, Answer, Counterexample, Edge, EdgeKind, GraphEdge, GraphNode, Limit, NodeKind, Proof, SearchGraph, Stats};
+use crate::logic::{substitute, Term};
 use crate::reach::abstraction::abstract_cube;
-use crate::system::cube::{zvar, Cube};
 use crate::reach::fixpoint::{match_cube, Facts, Match, Pattern};
 use crate::reach::interpolate::{self, Failure, Method, Problem};
-use crate::logic::{substitute, Term};
 use crate::reach::path::{prefix, Formula};
 use crate::reach::pre::pre_image;
 use crate::reach::safety::{index_bounds, instantiate_all};
 use crate::smt::{self, Backend, SatResult, Solver};
+use crate::system::cube::{zvar, Cube};
 use crate::system::System;
 use std::collections::{HashSet, VecDeque};
 use std::time::{Duration, Instant};
@@ -151,7 +151,13 @@ fn conjoin(l: &[Cube], i: &[Cube], max_vars: usize) -> Vec<Cube> {
     // drop cubes that imply another one
     let pats: Vec<Pattern> = out.iter().cloned().map(Pattern::new).collect();
     (0..out.len())
-        .filter(|&k| !(0..out.len()).any(|m| m != k && crate::reach::fixpoint::subsumes(&pats[m], &out[k]).is_some() && (crate::reach::fixpoint::subsumes(&pats[k], &out[m]).is_none() || m < k)))
+        .filter(|&k| {
+            !(0..out.len()).any(|m| {
+                m != k
+                    && crate::reach::fixpoint::subsumes(&pats[m], &out[k]).is_some()
+                    && (crate::reach::fixpoint::subsumes(&pats[k], &out[m]).is_none() || m < k)
+            })
+        })
         .map(|k| out[k].clone())
         .collect()
 }
@@ -367,11 +373,8 @@ impl<'a> Lazy<'a> {
 
     /// The initial states as a formula instantiated for `f`.
     fn initial_for(&self, f: &Term) -> Term {
-        Formula {
-            ground: vec![f.clone()],
-            universals: self.sys.initial.iter().chain(&self.sys.axioms).map(|q| (q.vars.clone(), q.body())).collect(),
-        }
-        .instantiate(self.sys, &Term::tt())
+        Formula { ground: vec![f.clone()], universals: self.sys.initial.iter().chain(&self.sys.axioms).map(|q| (q.vars.clone(), q.body())).collect() }
+            .instantiate(self.sys, &Term::tt())
     }
 
     /// Whether some cube of the label meets the initial states.
@@ -567,7 +570,16 @@ impl<'a> Lazy<'a> {
         self.roots();
         let mut progress = crate::engine::Progress::new("lazy abstraction");
         while let Some(id) = self.queue.pop_front() {
-            progress.tick(|| format!("{} nodes, {} expanded, {} refinements, {} in the queue, {} solver calls", self.stats.nodes, self.stats.expanded, self.stats.refinements, self.queue.len(), self.stats.solver_calls()));
+            progress.tick(|| {
+                format!(
+                    "{} nodes, {} expanded, {} refinements, {} in the queue, {} solver calls",
+                    self.stats.nodes,
+                    self.stats.expanded,
+                    self.stats.refinements,
+                    self.queue.len(),
+                    self.stats.solver_calls()
+                )
+            });
             if self.nodes[id].state != State::Queued {
                 continue;
             }
@@ -636,59 +648,59 @@ impl<'a> Lazy<'a> {
     /// it (a loop whose body keeps the label) and its abstraction elsewhere;
     /// a child wholly covered is created covered.
     fn expand(&mut self, id: usize) {
-    tracing::debug!("expand #{id}: {}", self.label_text(id));
-    self.stats.expanded += 1;
-    let t0 = Instant::now();
-    for ti in 0..self.sys.transitions.len() {
-        if self.nodes[id].expanded[ti] {
-            continue;
-        }
-        self.nodes[id].expanded[ti] = true;
-        let label = self.nodes[id].label.clone();
-        let pre = self.pre_all(&label, ti);
-        if pre.is_empty() {
-            continue;
-        }
-        // cube by cube: the exact pre-image where the tree already
-        // covers it (a loop whose body keeps the label), its
-        // abstraction elsewhere; a child wholly covered is created
-        // covered
-        let exact = self.with_facts(pre.clone());
-        if exact.is_empty() {
-            continue;
-        }
-        let mut abs = vec![];
-        let mut coverers: Option<Vec<usize>> = Some(vec![]);
-        for c in &exact {
-            match self.covered_by_others(std::slice::from_ref(c), &HashSet::new()) {
-                Ok(Some(by)) => {
-                    abs.push(c.clone());
-                    if let Some(all) = coverers.as_mut() {
-                        all.extend(by);
+        tracing::debug!("expand #{id}: {}", self.label_text(id));
+        self.stats.expanded += 1;
+        let t0 = Instant::now();
+        for ti in 0..self.sys.transitions.len() {
+            if self.nodes[id].expanded[ti] {
+                continue;
+            }
+            self.nodes[id].expanded[ti] = true;
+            let label = self.nodes[id].label.clone();
+            let pre = self.pre_all(&label, ti);
+            if pre.is_empty() {
+                continue;
+            }
+            // cube by cube: the exact pre-image where the tree already
+            // covers it (a loop whose body keeps the label), its
+            // abstraction elsewhere; a child wholly covered is created
+            // covered
+            let exact = self.with_facts(pre.clone());
+            if exact.is_empty() {
+                continue;
+            }
+            let mut abs = vec![];
+            let mut coverers: Option<Vec<usize>> = Some(vec![]);
+            for c in &exact {
+                match self.covered_by_others(std::slice::from_ref(c), &HashSet::new()) {
+                    Ok(Some(by)) => {
+                        abs.push(c.clone());
+                        if let Some(all) = coverers.as_mut() {
+                            all.extend(by);
+                        }
+                    }
+                    _ => {
+                        coverers = None;
+                        abs.extend(self.with_facts(abstract_cube(c, &self.opts.terms)));
                     }
                 }
-                _ => {
-                    coverers = None;
-                    abs.extend(self.with_facts(abstract_cube(c, &self.opts.terms)));
-                }
+            }
+            if let Some(mut by) = coverers {
+                by.sort();
+                by.dedup();
+                let child = self.add(exact, Some(id), Some(ti));
+                self.stats.covered += 1;
+                tracing::debug!("covered #{child} by {by:?} (exact pre-image)");
+                self.nodes[child].state = State::Covered(by);
+                continue;
+            }
+            let abs = dedup(abs);
+            if !abs.is_empty() {
+                let child = self.add(abs, Some(id), Some(ti));
+                tracing::debug!("  child #{child} of #{id} under {}", self.sys.transitions[ti].name);
             }
         }
-        if let Some(mut by) = coverers {
-            by.sort();
-            by.dedup();
-            let child = self.add(exact, Some(id), Some(ti));
-            self.stats.covered += 1;
-            tracing::debug!("covered #{child} by {by:?} (exact pre-image)");
-            self.nodes[child].state = State::Covered(by);
-            continue;
-        }
-        let abs = dedup(abs);
-        if !abs.is_empty() {
-            let child = self.add(abs, Some(id), Some(ti));
-            tracing::debug!("  child #{child} of #{id} under {}", self.sys.transitions[ti].name);
-        }
-    }
-    self.stats.t_pre += t0.elapsed();
+        self.stats.t_pre += t0.elapsed();
     }
 
     /// The roots: a node per unsafe cube.

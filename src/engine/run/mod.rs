@@ -9,10 +9,10 @@
 
 pub mod self_loops;
 
-use self_loops::{self as accel, Loop};
 use crate::answer::{ArrayContent, Execution};
 use crate::exec::{compile, CellOracle, Cells, Fault, Program, State, Unsupported};
 use crate::system::System;
+use self_loops::{self as accel, Loop};
 use std::time::{Duration, Instant};
 
 /// How a run chooses values.
@@ -45,18 +45,8 @@ pub enum Mode {
 
 impl Mode {
     /// The modes in the order runs use them.
-    pub const ALL: [Mode; 10] = [
-        Mode::Zero,
-        Mode::Random,
-        Mode::Decreasing,
-        Mode::Increasing,
-        Mode::Small,
-        Mode::High,
-        Mode::Low,
-        Mode::Suggested,
-        Mode::SpikeHigh,
-        Mode::SpikeLow,
-    ];
+    pub const ALL: [Mode; 10] =
+        [Mode::Zero, Mode::Random, Mode::Decreasing, Mode::Increasing, Mode::Small, Mode::High, Mode::Low, Mode::Suggested, Mode::SpikeHigh, Mode::SpikeLow];
     /// A lower-case name for notes.
     pub fn name(self) -> &'static str {
         match self {
@@ -423,7 +413,15 @@ fn sampled_mode(r: usize) -> (Mode, u64) {
 /// deadline, or when a run makes no choice. The run that reached an unsafe
 /// state, if one did (sampling stops there: a forward execution repeats
 /// it, recorded, to be replayed).
-pub fn sample(sys: &System, prog: &Program, runs: usize, seed: u64, deadline: Option<Instant>, limit: &mut impl FnMut(usize) -> u64, observe: &mut impl FnMut(&State, usize) -> bool) -> Option<Opening> {
+pub fn sample(
+    sys: &System,
+    prog: &Program,
+    runs: usize,
+    seed: u64,
+    deadline: Option<Instant>,
+    limit: &mut impl FnMut(usize) -> u64,
+    observe: &mut impl FnMut(&State, usize) -> bool,
+) -> Option<Opening> {
     let loops = accel::analyse(prog);
     let set = Setting { sys, prog, loops: &loops, deadline };
     for r in 0..runs {
@@ -564,7 +562,15 @@ fn initial_state(prog: &Program, ch: &mut Chooser) -> Result<State, End> {
 /// taken last here is tried first; otherwise one of the enabled ones at
 /// random.
 #[inline]
-fn choose(prog: &Program, at: usize, st: &mut State, ch: &mut Chooser, loc: &mut [i64], chosen: &mut [i64], last: &mut [usize]) -> Result<Option<usize>, Fault> {
+fn choose(
+    prog: &Program,
+    at: usize,
+    st: &mut State,
+    ch: &mut Chooser,
+    loc: &mut [i64],
+    chosen: &mut [i64],
+    last: &mut [usize],
+) -> Result<Option<usize>, Fault> {
     let cands: &[usize] = prog.by_pc.get(at).map(|v| v.as_slice()).unwrap_or(&[]);
     if prog.exclusive.get(at).copied().unwrap_or(false) {
         let n = cands.len();
@@ -634,8 +640,7 @@ pub fn search(sys: &System, opts: &Options) -> Result<Summary, Unsupported> {
     let loops = accel::analyse(&prog);
     let start = Instant::now();
     let deadline = opts.timeout.map(|t| start + t);
-    let mut sum =
-        Summary { found: None, runs: 0, steps: 0, accelerated: 0, limit: 0, faults: 0, fault: None, timed_out: false, time: Duration::ZERO };
+    let mut sum = Summary { found: None, runs: 0, steps: 0, accelerated: 0, limit: 0, faults: 0, fault: None, timed_out: false, time: Duration::ZERO };
     let mut limit = opts.max_steps.min(1 << 20);
     // a run that made no choice is the only run there is
     let set = Setting { sys, prog: &prog, loops: &loops, deadline };
@@ -646,7 +651,8 @@ pub fn search(sys: &System, opts: &Options) -> Result<Summary, Unsupported> {
     let mut progress = crate::engine::Progress::new("forward execution");
     loop {
         sum.limit = limit;
-        let planned: Vec<(Mode, Option<Opening>)> = opening.take().map(|o| (o.mode, Some(o))).into_iter().chain(Mode::ALL.into_iter().map(|m| (m, None))).collect();
+        let planned: Vec<(Mode, Option<Opening>)> =
+            opening.take().map(|o| (o.mode, Some(o))).into_iter().chain(Mode::ALL.into_iter().map(|m| (m, None))).collect();
         for (mode, fixed) in planned {
             if fixed.is_none() && deterministic && mode != Mode::ALL[0] {
                 continue;
@@ -706,8 +712,7 @@ fn suggested_values(sys: &System) -> Vec<i64> {
     let mut out = vec![];
     for u in &sys.unsafe_ {
         for t in &sys.transitions {
-            let next: std::collections::HashMap<Term, Term> =
-                (0..sys.vars.len()).map(|k| (sys.vars[k].term.clone(), sys.next_value(t, k))).collect();
+            let next: std::collections::HashMap<Term, Term> = (0..sys.vars.len()).map(|k| (sys.vars[k].term.clone(), sys.next_value(t, k))).collect();
             let f = Term::and([t.guard.clone(), substitute(&u.body(), &next)]);
             if f.as_bool() == Some(false) {
                 continue;
@@ -762,7 +767,12 @@ impl crate::engine::Engine for ForwardExecution {
     fn solve(&mut self, task: &crate::engine::Task, budget: &crate::engine::Budget, replayer: &mut dyn crate::answer::Replayer) -> crate::answer::Outcome {
         use crate::answer::{Answer, Counterexample, Outcome};
         // the search leaves a share of the time limit to the replay
-        let opts = Options { timeout: budget.left().map(|t| t.mul_f64(0.85)), max_steps: self.settings.max_steps.max(1), seed: self.settings.seed, opening: self.opening };
+        let opts = Options {
+            timeout: budget.left().map(|t| t.mul_f64(0.85)),
+            max_steps: self.settings.max_steps.max(1),
+            seed: self.settings.seed,
+            opening: self.opening,
+        };
         let sum = match search(task.system, &opts) {
             Ok(s) => s,
             Err(u) => return Outcome::of(Answer::Unknown(format!("run engine: {}", u.0))),

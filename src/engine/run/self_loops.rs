@@ -31,9 +31,7 @@ pub struct Loop {
 fn counter(slot: usize, e: &Expr) -> Option<i64> {
     use crate::exec::Arg;
     match e {
-        Expr::Add2(Arg::Scalar(s), Arg::Const(d)) | Expr::Add2(Arg::Const(d), Arg::Scalar(s)) if *s == slot && *d != 0 => {
-            Some(*d)
-        }
+        Expr::Add2(Arg::Scalar(s), Arg::Const(d)) | Expr::Add2(Arg::Const(d), Arg::Scalar(s)) if *s == slot && *d != 0 => Some(*d),
         _ => None,
     }
 }

@@ -207,12 +207,10 @@ pub struct Cfa {
 /// program variables with these names are renamed.
 fn reserved(name: &str) -> bool {
     const WORDS: &[&str] = &[
-        "pc", "error", "exit", "loc", "and", "or", "not", "ite", "div", "mod", "select", "store", "forall", "exists",
-        "lambda", "true", "false", "distinct", "implies", "Int", "Bool", "Real", "proc", "Array",
+        "pc", "error", "exit", "loc", "and", "or", "not", "ite", "div", "mod", "select", "store", "forall", "exists", "lambda", "true", "false", "distinct",
+        "implies", "Int", "Bool", "Real", "proc", "Array",
     ];
-    let location_like = name.strip_prefix('l').is_some_and(|r| {
-        !r.is_empty() && r.split('_').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
-    });
+    let location_like = name.strip_prefix('l').is_some_and(|r| !r.is_empty() && r.split('_').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit())));
     WORDS.contains(&name) || location_like
 }
 
@@ -311,7 +309,15 @@ pub fn build(src: &str, tu: &TranslationUnit, model: DataModel, deadline: Option
 type Built = (Cfa, Facts, Option<Diagnostic>);
 
 /// One construction of the automaton with the facts of the previous one.
-fn build_once(src: &str, tu: &TranslationUnit, model: DataModel, deadline: Option<Instant>, line_starts: &[usize], facts: &Facts, first_walk: bool) -> R<Built> {
+fn build_once(
+    src: &str,
+    tu: &TranslationUnit,
+    model: DataModel,
+    deadline: Option<Instant>,
+    line_starts: &[usize],
+    facts: &Facts,
+    first_walk: bool,
+) -> R<Built> {
     let mut b = Builder {
         src,
         tu,
@@ -366,15 +372,7 @@ fn build_once(src: &str, tu: &TranslationUnit, model: DataModel, deadline: Optio
     let entry = b.new_node(b.line);
     b.cur = entry;
     let ret_node = b.exit;
-    b.frames.push(Frame {
-        name: "main".into(),
-        ret: None,
-        ret_node,
-        scopes: vec![HashMap::new()],
-        labels: HashMap::new(),
-        jumps: vec![],
-        switches: vec![],
-    });
+    b.frames.push(Frame { name: "main".into(), ret: None, ret_node, scopes: vec![HashMap::new()], labels: HashMap::new(), jumps: vec![], switches: vec![] });
     for p in &main.params {
         if let Some(n) = &p.name {
             let bnd = match &p.ty {

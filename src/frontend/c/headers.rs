@@ -10,14 +10,8 @@ use super::DataModel;
 /// header arrax does not know.
 pub fn text(name: &str, model: DataModel) -> Option<String> {
     let lp64 = model == DataModel::Lp64;
-    let (size_t, ptrdiff_t) = if lp64 {
-        ("unsigned long", "long")
-    } else {
-        ("unsigned int", "int")
-    };
-    let common = format!(
-        "typedef {size_t} size_t;\ntypedef {ptrdiff_t} ptrdiff_t;\n#ifndef NULL\n#define NULL ((void *)0)\n#endif\n"
-    );
+    let (size_t, ptrdiff_t) = if lp64 { ("unsigned long", "long") } else { ("unsigned int", "int") };
+    let common = format!("typedef {size_t} size_t;\ntypedef {ptrdiff_t} ptrdiff_t;\n#ifndef NULL\n#define NULL ((void *)0)\n#endif\n");
     Some(match name {
         "stddef.h" => common,
         "stdlib.h" => format!(
@@ -42,11 +36,7 @@ pub fn text(name: &str, model: DataModel) -> Option<String> {
 /// `<limits.h>`.
 fn limits(lp64: bool) -> String {
     let (lmin, lmax, ulmax) = if lp64 {
-        (
-            "(-9223372036854775807L - 1)",
-            "9223372036854775807L",
-            "18446744073709551615UL",
-        )
+        ("(-9223372036854775807L - 1)", "9223372036854775807L", "18446744073709551615UL")
     } else {
         ("(-2147483647L - 1)", "2147483647L", "4294967295UL")
     };
@@ -63,11 +53,7 @@ fn limits(lp64: bool) -> String {
 /// `<stdint.h>` (and `<inttypes.h>`).
 fn stdint(lp64: bool, size_t: &str, ptrdiff_t: &str) -> String {
     let i64t = if lp64 { "long" } else { "long long" };
-    let (pmax, smax) = if lp64 {
-        ("9223372036854775807L", "18446744073709551615UL")
-    } else {
-        ("2147483647", "4294967295U")
-    };
+    let (pmax, smax) = if lp64 { ("9223372036854775807L", "18446744073709551615UL") } else { ("2147483647", "4294967295U") };
     format!(
         "typedef signed char int8_t;\ntypedef short int16_t;\ntypedef int int32_t;\ntypedef {i64t} int64_t;\n\
          typedef unsigned char uint8_t;\ntypedef unsigned short uint16_t;\ntypedef unsigned int uint32_t;\n\
@@ -85,11 +71,7 @@ fn stdint(lp64: bool, size_t: &str, ptrdiff_t: &str) -> String {
 /// programs test, under the data model).
 pub fn predefined(model: DataModel) -> String {
     let lp64 = model == DataModel::Lp64;
-    let (long, ptr, arch) = if lp64 {
-        (8, 8, "__LP64__ 1\n#define _LP64 1\n#define __x86_64__")
-    } else {
-        (4, 4, "__ILP32__ 1\n#define __i386__")
-    };
+    let (long, ptr, arch) = if lp64 { (8, 8, "__LP64__ 1\n#define _LP64 1\n#define __x86_64__") } else { (4, 4, "__ILP32__ 1\n#define __i386__") };
     format!(
         "#define __STDC__ 1\n#define __STDC_VERSION__ 201112L\n#define __STDC_HOSTED__ 1\n#define __GNUC__ 4\n\
          #define __CHAR_BIT__ 8\n#define __SIZEOF_INT__ 4\n#define __SIZEOF_LONG__ {long}\n\

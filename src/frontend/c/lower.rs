@@ -240,11 +240,8 @@ impl Exec<'_> {
     /// Evaluates two alternatives from `s` and joins them under `c`.
     fn branch(&mut self, s: &mut State, c: &Term, a: &LExpr, b: &LExpr, cur: Option<&Term>, as_bool: bool) -> Term {
         let (mut sa, mut sb) = (s.clone(), s.clone());
-        let (va, vb) = if as_bool {
-            (self.boolean(&mut sa, a, cur), self.boolean(&mut sb, b, cur))
-        } else {
-            (self.int(&mut sa, a, cur), self.int(&mut sb, b, cur))
-        };
+        let (va, vb) =
+            if as_bool { (self.boolean(&mut sa, a, cur), self.boolean(&mut sb, b, cur)) } else { (self.int(&mut sa, a, cur), self.int(&mut sb, b, cur)) };
         let known: HashSet<Term> = s.conds.iter().cloned().collect();
         s.store = sa.store.iter().zip(&sb.store).map(|(x, y)| self.choose(c, x, y)).collect();
         // only range facts of fresh inputs are added while evaluating
@@ -313,9 +310,9 @@ impl Exec<'_> {
             LExpr::Pow2(w, a) => {
                 // 2^(k mod w) as a choice among the w powers
                 let k = Term::modulo(&self.int(s, a, cur), &Term::int(*w as i64));
-                (0..(*w).min(63) as i64).rev().fold(Term::int(1i64 << (*w).min(63).saturating_sub(1)), |acc, e| {
-                    Term::ite(&Term::eq(&k, &Term::int(e)), &Term::int(1i64 << e), &acc)
-                })
+                (0..(*w).min(63) as i64)
+                    .rev()
+                    .fold(Term::int(1i64 << (*w).min(63).saturating_sub(1)), |acc, e| Term::ite(&Term::eq(&k, &Term::int(e)), &Term::int(1i64 << e), &acc))
             }
             LExpr::Wrap(bits, a) => Term::modulo(&self.int(s, a, cur), &Term::int(1i64 << bits)),
             LExpr::Ite(c, a, b) => {
@@ -629,9 +626,7 @@ fn uses_current(e: &LExpr) -> bool {
         LExpr::Const(_) | LExpr::Scalar(_) | LExpr::Nondet(..) => false,
         LExpr::Read(_, idx) => idx.iter().any(uses_current),
         LExpr::Neg(a) | LExpr::Not(a) | LExpr::Wrap(_, a) | LExpr::ToBool(a) | LExpr::Pow2(_, a) => uses_current(a),
-        LExpr::Arith(_, a, b) | LExpr::Cmp(_, a, b) | LExpr::And(a, b) | LExpr::Or(a, b) | LExpr::Bits(_, a, b) => {
-            uses_current(a) || uses_current(b)
-        }
+        LExpr::Arith(_, a, b) | LExpr::Cmp(_, a, b) | LExpr::And(a, b) | LExpr::Or(a, b) | LExpr::Bits(_, a, b) => uses_current(a) || uses_current(b),
         LExpr::Ite(a, b, c) => uses_current(a) || uses_current(b) || uses_current(c),
         LExpr::Assign { lv, value, .. } => uses_current(value) || matches!(lv, LValue::Elem(_, idx) if idx.iter().any(uses_current)),
     }

@@ -94,7 +94,8 @@ fn annotations(src: &str, key: &str) -> Vec<(usize, String)> {
                 k += 1;
             }
             b'/' if b.get(k + 1) == Some(&b'/') || b.get(k + 1) == Some(&b'*') => {
-                let end = if b[k + 1] == b'/' { src[k..].find('\n').map_or(b.len(), |e| k + e) } else { src[k + 2..].find("*/").map_or(b.len(), |e| k + 2 + e) };
+                let end =
+                    if b[k + 1] == b'/' { src[k..].find('\n').map_or(b.len(), |e| k + e) } else { src[k + 2..].find("*/").map_or(b.len(), |e| k + 2 + e) };
                 let text = &src[k..end];
                 if let Some(at) = text.find(key) {
                     let mut p = k + at + key.len();

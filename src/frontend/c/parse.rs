@@ -62,13 +62,50 @@ fn apply(base: Type, ops: Vec<Derived>) -> Type {
 }
 
 const QUALIFIERS: &[&str] = &[
-    "const", "volatile", "restrict", "__restrict", "__restrict__", "inline", "__inline", "__inline__", "_Noreturn",
-    "__extension__", "__const", "__volatile__", "__volatile", "auto", "register", "_Thread_local", "__thread",
+    "const",
+    "volatile",
+    "restrict",
+    "__restrict",
+    "__restrict__",
+    "inline",
+    "__inline",
+    "__inline__",
+    "_Noreturn",
+    "__extension__",
+    "__const",
+    "__volatile__",
+    "__volatile",
+    "auto",
+    "register",
+    "_Thread_local",
+    "__thread",
 ];
 const TYPE_WORDS: &[&str] = &[
-    "void", "char", "short", "int", "long", "float", "double", "signed", "unsigned", "__signed__", "__signed", "_Bool",
-    "struct", "union", "enum", "_Complex", "__int128", "__builtin_va_list", "_Float128", "__float128", "typedef",
-    "extern", "static", "__attribute__", "__attribute",
+    "void",
+    "char",
+    "short",
+    "int",
+    "long",
+    "float",
+    "double",
+    "signed",
+    "unsigned",
+    "__signed__",
+    "__signed",
+    "_Bool",
+    "struct",
+    "union",
+    "enum",
+    "_Complex",
+    "__int128",
+    "__builtin_va_list",
+    "_Float128",
+    "__float128",
+    "typedef",
+    "extern",
+    "static",
+    "__attribute__",
+    "__attribute",
 ];
 
 struct Parser<'a> {
@@ -229,9 +266,7 @@ impl<'a> Parser<'a> {
     /// Whether the token `k` ahead starts a type (a declaration or a type name).
     fn starts_type(&self, k: usize) -> bool {
         match self.peek_at(k) {
-            Tok::Ident(s) => {
-                TYPE_WORDS.contains(&s.as_str()) || QUALIFIERS.contains(&s.as_str()) || self.typedefs.contains_key(s)
-            }
+            Tok::Ident(s) => TYPE_WORDS.contains(&s.as_str()) || QUALIFIERS.contains(&s.as_str()) || self.typedefs.contains_key(s),
             _ => false,
         }
     }
@@ -268,9 +303,7 @@ impl<'a> Parser<'a> {
                 "signed" | "__signed__" | "__signed" => s.signed = true,
                 "unsigned" => s.unsigned = true,
                 "_Bool" => s.bool_ = true,
-                "float" | "double" | "_Complex" | "_Float128" | "__float128" => {
-                    s.other = Some(Type::Unsupported("floating point"))
-                }
+                "float" | "double" | "_Complex" | "_Float128" | "__float128" => s.other = Some(Type::Unsupported("floating point")),
                 "__int128" => s.other = Some(Type::Unsupported("128-bit integers")),
                 "__builtin_va_list" => s.other = Some(Type::Unsupported("variadic argument lists")),
                 "struct" | "union" => {

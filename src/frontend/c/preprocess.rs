@@ -124,10 +124,7 @@ pub fn preprocess(src: &str, model: DataModel, deadline: Option<Instant>) -> R<O
     let mut raw = lex_at(&headers::predefined(model), 0)?;
     raw.pop();
     raw.extend(tokenize_until(src, deadline)?);
-    let line_starts: Rc<[usize]> = std::iter::once(0)
-        .chain(src.match_indices('\n').map(|(k, _)| k + 1))
-        .collect::<Vec<_>>()
-        .into();
+    let line_starts: Rc<[usize]> = std::iter::once(0).chain(src.match_indices('\n').map(|(k, _)| k + 1)).collect::<Vec<_>>().into();
     let mut pp = Pp {
         src,
         model,
@@ -146,26 +143,16 @@ pub fn preprocess(src: &str, model: DataModel, deadline: Option<Instant>) -> R<O
     };
     pp.run()?;
     if let Some((_, pos)) = pp.conds.last() {
-        return Err(pp.err(
-            *pos,
-            "unterminated conditional directive (#if without #endif)",
-        ));
+        return Err(pp.err(*pos, "unterminated conditional directive (#if without #endif)"));
     }
     let eof = pp.raw.last().expect("the end of the input").clone();
     pp.out.push(eof);
-    Ok(Output {
-        tokens: pp.out,
-        markers: pp.markers,
-        warnings: pp.warnings,
-    })
+    Ok(Output { tokens: pp.out, markers: pp.markers, warnings: pp.warnings })
 }
 
 /// The tokens of a text, every one placed at `pos`.
 fn lex_at(text: &str, pos: usize) -> R<Vec<Token>> {
-    let mut toks = tokenize(text).map_err(|d| Diagnostic {
-        message: format!("in a built-in header: {}", d.message),
-        ..d
-    })?;
+    let mut toks = tokenize(text).map_err(|d| Diagnostic { message: format!("in a built-in header: {}", d.message), ..d })?;
     for t in &mut toks {
         t.pos = pos;
     }
@@ -237,10 +224,7 @@ impl Pp<'_> {
             return None;
         }
         self.i += 1;
-        Some(PTok {
-            t: self.raw[self.i - 1].clone(),
-            hide: Hide::default(),
-        })
+        Some(PTok { t: self.raw[self.i - 1].clone(), hide: Hide::default() })
     }
 
     /// Expands `t` if it names a macro (pushing the replacement back onto
@@ -251,10 +235,7 @@ impl Pp<'_> {
                 self.out.push(self.line_token(n, t.t.pos));
                 return Ok(());
             }
-            Tok::Ident(n) if !t.hide.contains(n) => self
-                .macros
-                .get_key_value(n.as_str())
-                .map(|(k, m)| (k.clone(), m.clone())),
+            Tok::Ident(n) if !t.hide.contains(n) => self.macros.get_key_value(n.as_str()).map(|(k, m)| (k.clone(), m.clone())),
             _ => None,
         };
         let Some((name, mac)) = mac else {
@@ -264,21 +245,11 @@ impl Pp<'_> {
         let pos = t.t.pos;
         self.expansions += 1;
         if self.expansions > MAX_EXPANSIONS {
-            return Err(self.err(
-                pos,
-                format!("unsupported: more than {MAX_EXPANSIONS} macro expansions"),
-            ));
+            return Err(self.err(pos, format!("unsupported: more than {MAX_EXPANSIONS} macro expansions")));
         }
         let hide = t.hide.with(&name);
         let body = match &mac.params {
-            None => mac
-                .body
-                .iter()
-                .map(|b| PTok {
-                    t: Token { pos, ..b.clone() },
-                    hide: hide.clone(),
-                })
-                .collect(),
+            None => mac.body.iter().map(|b| PTok { t: Token { pos, ..b.clone() }, hide: hide.clone() }).collect(),
             Some(params) => {
                 let Some(open) = self.next_input(pending, raw) else {
                     self.out.push(t.t);
@@ -301,27 +272,12 @@ impl Pp<'_> {
     /// `__LINE__` or `__FILE__` at a position.
     fn line_token(&self, name: &str, pos: usize) -> Token {
         let line = self.line_starts.partition_point(|s| *s <= pos);
-        let tok = if name == "__LINE__" {
-            Tok::Int(line as i128, super::ast::IntTy::INT)
-        } else {
-            Tok::Str(b"program.c".to_vec())
-        };
-        Token {
-            tok,
-            pos,
-            bol: false,
-            glued: false,
-        }
+        let tok = if name == "__LINE__" { Tok::Int(line as i128, super::ast::IntTy::INT) } else { Tok::Str(b"program.c".to_vec()) };
+        Token { tok, pos, bol: false, glued: false }
     }
 
     /// The arguments of a function-like macro call, after its `(`.
-    fn arguments(
-        &mut self,
-        pending: &mut Vec<PTok>,
-        raw: bool,
-        pos: usize,
-        name: &str,
-    ) -> R<Vec<Vec<PTok>>> {
+    fn arguments(&mut self, pending: &mut Vec<PTok>, raw: bool, pos: usize, name: &str) -> R<Vec<Vec<PTok>>> {
         let mut args = vec![vec![]];
         let mut depth = 0;
         loop {
@@ -342,14 +298,7 @@ impl Pp<'_> {
         }
     }
 
-    fn check_arity(
-        &self,
-        mut args: Vec<Vec<PTok>>,
-        params: &[String],
-        variadic: bool,
-        pos: usize,
-        name: &str,
-    ) -> R<Vec<Vec<PTok>>> {
+    fn check_arity(&self, mut args: Vec<Vec<PTok>>, params: &[String], variadic: bool, pos: usize, name: &str) -> R<Vec<Vec<PTok>>> {
         if params.is_empty() && args.len() == 1 && args[0].is_empty() {
             return Ok(vec![]);
         }
@@ -360,15 +309,7 @@ impl Pp<'_> {
             let mut joined = vec![];
             for (k, a) in rest.into_iter().enumerate() {
                 if k > 0 {
-                    joined.push(PTok {
-                        t: Token {
-                            tok: Tok::Punct(","),
-                            pos,
-                            bol: false,
-                            glued: false,
-                        },
-                        hide: Hide::default(),
-                    });
+                    joined.push(PTok { t: Token { tok: Tok::Punct(","), pos, bol: false, glued: false }, hide: Hide::default() });
                 }
                 joined.extend(a);
             }
@@ -378,14 +319,7 @@ impl Pp<'_> {
             args.push(vec![]);
         }
         if args.len() != params.len() {
-            return Err(self.err(
-                pos,
-                format!(
-                    "the macro '{name}' takes {} argument(s), {} given",
-                    params.len(),
-                    args.len()
-                ),
-            ));
+            return Err(self.err(pos, format!("the macro '{name}' takes {} argument(s), {} given", params.len(), args.len())));
         }
         Ok(args)
     }
@@ -403,25 +337,12 @@ impl Pp<'_> {
         }
         let out = std::mem::replace(&mut self.out, saved);
         r?;
-        Ok(out
-            .into_iter()
-            .map(|t| PTok {
-                t,
-                hide: Hide::default(),
-            })
-            .collect())
+        Ok(out.into_iter().map(|t| PTok { t, hide: Hide::default() }).collect())
     }
 
     /// The replacement of a function-like macro call: parameters replaced
     /// (expanded, or as written next to `#` and `##`), `#` and `##` applied.
-    fn substitute(
-        &mut self,
-        mac: &Macro,
-        params: &[String],
-        args: &[Vec<PTok>],
-        pos: usize,
-        hide: &Hide,
-    ) -> R<Vec<PTok>> {
+    fn substitute(&mut self, mac: &Macro, params: &[String], args: &[Vec<PTok>], pos: usize, hide: &Hide) -> R<Vec<PTok>> {
         let param = |t: &Token| ident(t).and_then(|n| params.iter().position(|p| p == n));
         let body = &mac.body;
         let mut out: Vec<PTok> = vec![];
@@ -430,44 +351,30 @@ impl Pp<'_> {
         while k < body.len() {
             let b = &body[k];
             let next_is_paste = body.get(k + 1).is_some_and(|n| is_punct(n, "##"));
-            let mut piece: Vec<PTok> =
-                if is_punct(b, "#") && body.get(k + 1).and_then(param).is_some() {
-                    k += 1;
-                    let a = &args[param(&body[k]).expect("a parameter")];
-                    let text: Vec<String> = a.iter().map(|t| spelling(&t.t.tok)).collect();
-                    let tok = Tok::Str(text.join(" ").into_bytes());
-                    vec![PTok {
-                        t: Token {
-                            tok,
-                            pos,
-                            bol: false,
-                            glued: false,
-                        },
-                        hide: Hide::default(),
-                    }]
-                } else if is_punct(b, "##") {
-                    paste_next = true;
-                    k += 1;
-                    continue;
-                } else if let Some(p) = param(b) {
-                    if paste_next || next_is_paste {
-                        args[p].clone()
-                    } else {
-                        self.expand_list(&args[p])?
-                    }
+            let mut piece: Vec<PTok> = if is_punct(b, "#") && body.get(k + 1).and_then(param).is_some() {
+                k += 1;
+                let a = &args[param(&body[k]).expect("a parameter")];
+                let text: Vec<String> = a.iter().map(|t| spelling(&t.t.tok)).collect();
+                let tok = Tok::Str(text.join(" ").into_bytes());
+                vec![PTok { t: Token { tok, pos, bol: false, glued: false }, hide: Hide::default() }]
+            } else if is_punct(b, "##") {
+                paste_next = true;
+                k += 1;
+                continue;
+            } else if let Some(p) = param(b) {
+                if paste_next || next_is_paste {
+                    args[p].clone()
                 } else {
-                    vec![PTok {
-                        t: b.clone(),
-                        hide: Hide::default(),
-                    }]
-                };
+                    self.expand_list(&args[p])?
+                }
+            } else {
+                vec![PTok { t: b.clone(), hide: Hide::default() }]
+            };
             if paste_next {
                 paste_next = false;
                 // GNU: `, ## __VA_ARGS__` drops the comma when there are no
                 // variable arguments, and pastes nothing otherwise
-                let gnu_comma = mac.variadic
-                    && out.last().is_some_and(|t| is_punct(&t.t, ","))
-                    && ident(b) == Some("__VA_ARGS__");
+                let gnu_comma = mac.variadic && out.last().is_some_and(|t| is_punct(&t.t, ",")) && ident(b) == Some("__VA_ARGS__");
                 if gnu_comma {
                     if piece.is_empty() {
                         out.pop();
@@ -475,16 +382,12 @@ impl Pp<'_> {
                 } else if let (Some(last), false) = (out.pop(), piece.is_empty()) {
                     let first = piece.remove(0);
                     let text = format!("{}{}", spelling(&last.t.tok), spelling(&first.t.tok));
-                    let mut toks = tokenize(&text)
-                        .map_err(|_| self.err(pos, format!("'##' formed '{text}', not a token")))?;
+                    let mut toks = tokenize(&text).map_err(|_| self.err(pos, format!("'##' formed '{text}', not a token")))?;
                     toks.pop();
                     if toks.len() != 1 || matches!(toks[0].tok, Tok::Bad(_)) {
                         return Err(self.err(pos, format!("'##' formed '{text}', not a token")));
                     }
-                    out.push(PTok {
-                        t: toks.remove(0),
-                        hide: Hide::default(),
-                    });
+                    out.push(PTok { t: toks.remove(0), hide: Hide::default() });
                 } else if let Some(last) = out.pop() {
                     out.push(last);
                 }
@@ -530,15 +433,7 @@ impl Pp<'_> {
             "if" | "ifdef" | "ifndef" => {
                 let outer = self.active();
                 let holds = outer && self.condition(&name, rest, first.pos)?;
-                self.conds.push((
-                    Cond {
-                        active: holds,
-                        taken: holds,
-                        seen_else: false,
-                        outer,
-                    },
-                    hash,
-                ));
+                self.conds.push((Cond { active: holds, taken: holds, seen_else: false, outer }, hash));
             }
             "elif" | "else" => {
                 let Some((c, _)) = self.conds.last() else {
@@ -548,8 +443,7 @@ impl Pp<'_> {
                     return Err(self.err(first.pos, format!("#{name} after #else")));
                 }
                 let (outer, taken) = (c.outer, c.taken);
-                let holds =
-                    outer && !taken && (name == "else" || self.condition("if", rest, first.pos)?);
+                let holds = outer && !taken && (name == "else" || self.condition("if", rest, first.pos)?);
                 let c = &mut self.conds.last_mut().expect("a conditional").0;
                 c.active = holds;
                 c.taken |= holds;
@@ -575,12 +469,7 @@ impl Pp<'_> {
                 return Err(self.err(hash, format!("#error {}", text.join(" "))));
             }
             "pragma" | "ident" | "sccs" | "warning" | "assert" | "unassert" => {}
-            other => {
-                return Err(self.err(
-                    first.pos,
-                    format!("unknown preprocessing directive #{other}"),
-                ))
-            }
+            other => return Err(self.err(first.pos, format!("unknown preprocessing directive #{other}"))),
         }
         Ok(())
     }
@@ -612,26 +501,13 @@ impl Pp<'_> {
         } else {
             (None, false, 1)
         };
-        let body: Vec<Token> = toks[body_at..]
-            .iter()
-            .map(|t| Token {
-                bol: false,
-                ..t.clone()
-            })
-            .collect();
+        let body: Vec<Token> = toks[body_at..].iter().map(|t| Token { bol: false, ..t.clone() }).collect();
         if let (Some(first), Some(last)) = (body.first(), body.last()) {
             if is_punct(first, "##") || is_punct(last, "##") {
                 return Err(self.err(first.pos, "'##' cannot start or end a macro's replacement"));
             }
         }
-        self.macros.insert(
-            name,
-            Rc::new(Macro {
-                params,
-                variadic,
-                body,
-            }),
-        );
+        self.macros.insert(name, Rc::new(Macro { params, variadic, body }));
         Ok(())
     }
 
@@ -652,47 +528,24 @@ impl Pp<'_> {
                     }
                     return Ok((params, true, k + 2));
                 }
-                _ => {
-                    return Err(self.err(
-                        toks.get(k).map_or(pos, |t| t.pos),
-                        "expected a macro parameter name",
-                    ))
-                }
+                _ => return Err(self.err(toks.get(k).map_or(pos, |t| t.pos), "expected a macro parameter name")),
             }
             k += 1;
             match toks.get(k).map(|t| &t.tok) {
                 Some(Tok::Punct(",")) => k += 1,
                 Some(Tok::Punct(")")) => return Ok((params, false, k + 1)),
-                _ => {
-                    return Err(self.err(
-                        toks.get(k).map_or(pos, |t| t.pos),
-                        "expected ',' or ')' in a macro's parameters",
-                    ))
-                }
+                _ => return Err(self.err(toks.get(k).map_or(pos, |t| t.pos), "expected ',' or ')' in a macro's parameters")),
             }
         }
     }
 
     fn include(&mut self, toks: &[Token], pos: usize) -> R<()> {
         let name = match toks {
-            [Token {
-                tok: Tok::Str(s), ..
-            }] => String::from_utf8_lossy(s).to_string(),
-            [open, .., close] if is_punct(open, "<") && is_punct(close, ">") => self
-                .src
-                .get(open.pos + 1..close.pos)
-                .unwrap_or("")
-                .trim()
-                .to_string(),
+            [Token { tok: Tok::Str(s), .. }] => String::from_utf8_lossy(s).to_string(),
+            [open, .., close] if is_punct(open, "<") && is_punct(close, ">") => self.src.get(open.pos + 1..close.pos).unwrap_or("").trim().to_string(),
             _ => return Err(self.err(pos, "#include needs <header> or \"file\"")),
         };
-        let quoted = matches!(
-            toks,
-            [Token {
-                tok: Tok::Str(_),
-                ..
-            }]
-        );
+        let quoted = matches!(toks, [Token { tok: Tok::Str(_), .. }]);
         match headers::text(&name, self.model) {
             Some(_) if !self.included.insert(name.clone()) => {}
             Some(text) => {
@@ -701,15 +554,8 @@ impl Pp<'_> {
                 self.raw.splice(self.i..self.i, toks);
             }
             None => {
-                let what = if quoted {
-                    format!("\"{name}\"")
-                } else {
-                    format!("<{name}>")
-                };
-                self.warnings.push((
-                    pos,
-                    format!("#include {what} left out (not a header arrax knows)"),
-                ));
+                let what = if quoted { format!("\"{name}\"") } else { format!("<{name}>") };
+                self.warnings.push((pos, format!("#include {what} left out (not a header arrax knows)")));
             }
         }
         Ok(())
@@ -740,38 +586,20 @@ impl Pp<'_> {
                     return Err(self.err(toks[k].pos, "expected ')' after 'defined (name'"));
                 }
                 let v = self.macros.contains_key(n) as i128;
-                replaced.push(PTok {
-                    t: Token {
-                        tok: Tok::Int(v, super::ast::IntTy::INT),
-                        ..toks[k].clone()
-                    },
-                    hide: Hide::default(),
-                });
+                replaced.push(PTok { t: Token { tok: Tok::Int(v, super::ast::IntTy::INT), ..toks[k].clone() }, hide: Hide::default() });
                 k = at + 1 + paren as usize;
             } else {
-                replaced.push(PTok {
-                    t: toks[k].clone(),
-                    hide: Hide::default(),
-                });
+                replaced.push(PTok { t: toks[k].clone(), hide: Hide::default() });
                 k += 1;
             }
         }
-        let mut expanded: Vec<Token> = self
-            .expand_list(&replaced)?
-            .into_iter()
-            .map(|t| t.t)
-            .collect();
+        let mut expanded: Vec<Token> = self.expand_list(&replaced)?.into_iter().map(|t| t.t).collect();
         for t in &mut expanded {
             if matches!(t.tok, Tok::Ident(_)) {
                 t.tok = Tok::Int(0, super::ast::IntTy::INT);
             }
         }
-        expanded.push(Token {
-            tok: Tok::Eof,
-            pos,
-            bol: true,
-            glued: false,
-        });
+        expanded.push(Token { tok: Tok::Eof, pos, bol: true, glued: false });
         super::parse::constant(self.src, expanded).map(|v| v != 0)
     }
 }

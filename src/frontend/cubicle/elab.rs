@@ -1,14 +1,13 @@
 //! Elaboration of the Cubicle syntax tree: every formula type-checked and
 //! the system built.
 
-use crate::frontend::elab::is_reserved;
 use super::*;
+use crate::frontend::elab::is_reserved;
 use crate::frontend::{line_col, Diagnostic, Parsed};
 use crate::logic::{conjuncts, substitute, EnumDef, EnumValues, Sort, Term};
 use crate::system::{IndexKind, Quantified, StateVar, System, Transition, Update};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
-
 
 /// What a global name stands for.
 #[derive(Clone)]
@@ -47,10 +46,8 @@ pub(super) struct Elab<'a> {
 
 impl<'a> Elab<'a> {
     pub(super) fn new(src: &'a str) -> Self {
-        let sorts = [("bool", Sort::Bool), ("int", Sort::Int), ("real", Sort::Real), ("proc", Sort::Index)]
-            .into_iter()
-            .map(|(n, s)| (n.to_string(), s))
-            .collect();
+        let sorts =
+            [("bool", Sort::Bool), ("int", Sort::Int), ("real", Sort::Real), ("proc", Sort::Index)].into_iter().map(|(n, s)| (n.to_string(), s)).collect();
         let mut globals = HashMap::new();
         globals.insert("True".to_string(), (Sym::Rigid(Term::tt()), 0));
         globals.insert("False".to_string(), (Sym::Rigid(Term::ff()), 0));
@@ -101,10 +98,7 @@ impl<'a> Elab<'a> {
         }
         let mut init_at = None;
         // Cubicle accepts duplicate transition names; later ones get a suffix.
-        let all_names: HashSet<&str> = items
-            .iter()
-            .filter_map(|i| if let Item::Transition(t) = i { Some(t.name.0.as_str()) } else { None })
-            .collect();
+        let all_names: HashSet<&str> = items.iter().filter_map(|i| if let Item::Transition(t) = i { Some(t.name.0.as_str()) } else { None }).collect();
         let mut names: HashMap<String, usize> = HashMap::new();
         for item in items {
             match item {
@@ -128,13 +122,8 @@ impl<'a> Elab<'a> {
                         });
                         name = format!("{name}_{}", k.expect("infinitely many suffixes"));
                         let (l, c) = line_col(self.src, first);
-                        self.warnings.push(self.err(
-                            t.name.1,
-                            format!(
-                                "duplicate transition name '{}' (first at {l}:{c}): this one is named '{name}'",
-                                t.name.0
-                            ),
-                        ));
+                        self.warnings
+                            .push(self.err(t.name.1, format!("duplicate transition name '{}' (first at {l}:{c}): this one is named '{name}'", t.name.0)));
                     }
                     names.insert(name.clone(), t.name.1);
                     self.transition(t, &name)?;
@@ -183,10 +172,8 @@ impl<'a> Elab<'a> {
                 Sort::Uninterpreted(name.0.as_str().into())
             }
             Some(ctors) => {
-                let def = Rc::new(EnumDef {
-                    name: name.0.as_str().into(),
-                    values: EnumValues::Names(ctors.iter().map(|(c, _)| Rc::from(c.as_str())).collect()),
-                });
+                let def =
+                    Rc::new(EnumDef { name: name.0.as_str().into(), values: EnumValues::Names(ctors.iter().map(|(c, _)| Rc::from(c.as_str())).collect()) });
                 let sort = Sort::Enum(def.clone());
                 for (k, c) in ctors.iter().enumerate() {
                     self.declare_name(c)?;
@@ -251,9 +238,7 @@ impl<'a> Elab<'a> {
         match &e.kind {
             ExprKind::Call(p, args) => {
                 if !self.preds.contains_key(p) {
-                    return Err(
-                        self.err(e.pos, format!("undefined predicate '{p}' (predicates are defined before use)"))
-                    );
+                    return Err(self.err(e.pos, format!("undefined predicate '{p}' (predicates are defined before use)")));
                 }
                 args.iter().try_for_each(|a| self.check_calls(a))
             }
@@ -389,8 +374,7 @@ impl<'a> Elab<'a> {
     /// A quantifier-free term that fits sort `want`.
     pub(super) fn value_of(&mut self, e: &Expr, want: &Sort, what: &str) -> Result<Term, Diagnostic> {
         let t = self.value(e)?;
-        coerce(&t, want)
-            .ok_or_else(|| self.err(e.pos, format!("sort mismatch in {what}: expected {want}, found {}", t.sort())))
+        coerce(&t, want).ok_or_else(|| self.err(e.pos, format!("sort mismatch in {what}: expected {want}, found {}", t.sort())))
     }
 
     pub(super) fn proc_const(&mut self, n: i64, at: usize) -> Result<Term, Diagnostic> {
@@ -409,9 +393,7 @@ impl<'a> Elab<'a> {
         match self.globals.get(s) {
             Some((Sym::Scalar(t, _) | Sym::Rigid(t), _)) => Ok(t.clone()),
             Some((Sym::Array(..), _)) => Err(self.err(at, format!("array '{s}' is used without an index ('{s}[i]')"))),
-            None if self.preds.contains_key(s) => {
-                Err(self.err(at, format!("predicate '{s}' is used without arguments ('{s}(…)')")))
-            }
+            None if self.preds.contains_key(s) => Err(self.err(at, format!("predicate '{s}' is used without arguments ('{s}(…)')"))),
             None => Err(self.err(at, format!("undeclared identifier '{s}'"))),
         }
     }
@@ -449,9 +431,7 @@ impl<'a> Elab<'a> {
         };
         let (params, body) = (pred.params.clone(), pred.body.clone());
         if params.len() != args.len() {
-            return Err(
-                self.err(at, format!("predicate '{name}' takes {} arguments, found {}", params.len(), args.len()))
-            );
+            return Err(self.err(at, format!("predicate '{name}' takes {} arguments, found {}", params.len(), args.len())));
         }
         let args = args.iter().map(|a| self.elab(a)).collect::<Result<Vec<_>, _>>()?;
         // The body sees the globals and its parameters only.
@@ -485,9 +465,7 @@ impl<'a> Elab<'a> {
                     BinOp::And => Term::and([x, y]),
                     BinOp::Or => Term::or([x, y]),
                     BinOp::Imp => Term::implies(&x, &y),
-                    _ if has_quant(&x) || has_quant(&y) => {
-                        Term::or([Term::and([x.clone(), y.clone()]), Term::and([x.not(), y.not()])])
-                    }
+                    _ if has_quant(&x) || has_quant(&y) => Term::or([Term::and([x.clone(), y.clone()]), Term::and([x.not(), y.not()])]),
                     _ => Term::eq(&x, &y),
                 })
             }
@@ -501,9 +479,7 @@ impl<'a> Elab<'a> {
                 let (x, y) = (self.value(a)?, self.value(b)?);
                 let (x, y) = self.unify(x, y, at, "a comparison")?;
                 if !x.sort().is_numeric() && *x.sort() != Sort::Index {
-                    return Err(
-                        self.err(at, format!("order comparison on sort {}: expected numbers or processes", x.sort()))
-                    );
+                    return Err(self.err(at, format!("order comparison on sort {}: expected numbers or processes", x.sort())));
                 }
                 Ok(match op {
                     BinOp::Lt => Term::lt(&x, &y),
@@ -560,12 +536,8 @@ impl<'a> Elab<'a> {
             excluded.extend(params.iter().map(|p| Term::eq(x, p)));
         }
         Ok(match q {
-            Quant::Forall | Quant::ForallOther => {
-                Term::forall(&bound, &Term::or(excluded.into_iter().chain(std::iter::once(body))))
-            }
-            Quant::Exists | Quant::ExistsOther => {
-                Term::exists(&bound, &Term::and(excluded.iter().map(|e| e.not()).chain(std::iter::once(body))))
-            }
+            Quant::Forall | Quant::ForallOther => Term::forall(&bound, &Term::or(excluded.into_iter().chain(std::iter::once(body)))),
+            Quant::Exists | Quant::ExistsOther => Term::exists(&bound, &Term::and(excluded.iter().map(|e| e.not()).chain(std::iter::once(body)))),
         })
     }
 
@@ -628,9 +600,7 @@ impl<'a> Elab<'a> {
             let (var, is_array) = match self.globals.get(name) {
                 Some((Sym::Scalar(_, k), _)) => (*k, false),
                 Some((Sym::Array(_, k), _)) => (*k, true),
-                Some((Sym::Rigid(_), _)) => {
-                    return Err(self.err(*at, format!("'{name}' is a constant and cannot be assigned")))
-                }
+                Some((Sym::Rigid(_), _)) => return Err(self.err(*at, format!("'{name}' is a constant and cannot be assigned"))),
                 None => return Err(self.err(*at, format!("assignment to undeclared variable '{name}'"))),
             };
             if updates.iter().any(|u| u.var == var) {
@@ -647,14 +617,7 @@ impl<'a> Elab<'a> {
                         self.cases(cases, &sv.value_sort(), name, otherwise)?
                     }
                 },
-                (None, true) => {
-                    return Err(self.err(
-                        *at,
-                        format!(
-                            "whole-array assignment to '{name}' is not supported (write '{name}[j] := case | _ : …')"
-                        ),
-                    ))
-                }
+                (None, true) => return Err(self.err(*at, format!("whole-array assignment to '{name}' is not supported (write '{name}[j] := case | _ : …')"))),
                 (Some(_), false) => return Err(self.err(*at, format!("'{name}' is not an array"))),
                 (Some(idx), true) => self.array_update(&sv, name, *at, idx, &a.rhs)?,
             };
@@ -712,14 +675,7 @@ impl<'a> Elab<'a> {
     }
 
     /// The new value `λj̄. …` of an array assigned `A[j̄] := case …` or `A[x̄] := e`.
-    pub(super) fn array_update(
-        &mut self,
-        sv: &StateVar,
-        name: &str,
-        at: usize,
-        idx: &[Expr],
-        rhs: &Rhs,
-    ) -> Result<Term, Diagnostic> {
+    pub(super) fn array_update(&mut self, sv: &StateVar, name: &str, at: usize, idx: &[Expr], rhs: &Rhs) -> Result<Term, Diagnostic> {
         let dims = sv.term.sort().as_array().map_or(0, |s| s.index.len());
         if dims != idx.len() {
             return Err(self.err(at, format!("array '{name}' takes {dims} indices, found {}", idx.len())));
@@ -727,9 +683,7 @@ impl<'a> Elab<'a> {
         let want = sv.value_sort();
         let depth = self.locals.len();
         let r = match rhs {
-            Rhs::Nondet => {
-                Err(self.err(at, format!("nondeterministic assignment to an element of '{name}' is not supported")))
-            }
+            Rhs::Nondet => Err(self.err(at, format!("nondeterministic assignment to an element of '{name}' is not supported"))),
             Rhs::Case(cases) => {
                 let mut binders: Vec<Term> = vec![];
                 for e in idx {
@@ -737,10 +691,7 @@ impl<'a> Elab<'a> {
                         return Err(self.err(e.pos, "the indices of a case assignment must be new variable names"));
                     };
                     if self.lookup_local(j).is_some() || self.globals.contains_key(j) {
-                        return Err(self.err(
-                            e.pos,
-                            format!("'{j}' already has a meaning; a case assignment needs a new variable"),
-                        ));
+                        return Err(self.err(e.pos, format!("'{j}' already has a meaning; a case assignment needs a new variable")));
                     }
                     if self.locals[depth..].iter().any(|(n, _)| n == j) {
                         return Err(self.err(e.pos, format!("index variable '{j}' is listed twice")));
@@ -765,14 +716,7 @@ impl<'a> Elab<'a> {
 /// The IR transitions of one Cubicle transition: one per guard
 /// disjunct with quantifiers and per identification of its new
 /// parameters (existentials, nondeterministic processes).
-pub(super) fn instances(
-    name: &str,
-    params: &[Term],
-    cases: Vec<GuardCase>,
-    chosen: &[Term],
-    values: &[Term],
-    updates: &[Update],
-) -> Vec<Transition> {
+pub(super) fn instances(name: &str, params: &[Term], cases: Vec<GuardCase>, chosen: &[Term], values: &[Term], updates: &[Update]) -> Vec<Transition> {
     let mut out = vec![];
     for case in cases {
         let new = [case.exists.clone(), chosen.to_vec()].concat();
@@ -801,15 +745,7 @@ pub(super) fn instances(
                 }
             };
             let updates = updates.iter().map(|u| Update { var: u.var, value: apply(&u.value, &map) }).collect();
-            out.push(Transition {
-                name: name.to_string(),
-                params: all,
-                values: values.to_vec(),
-                guard,
-                uguard,
-                updates,
-                checks: None,
-            });
+            out.push(Transition { name: name.to_string(), params: all, values: values.to_vec(), guard, uguard, updates, checks: None });
         }
     }
     if out.len() > 1 {
@@ -830,4 +766,3 @@ pub(super) fn coerce(t: &Term, want: &Sort) -> Option<Term> {
         _ => None,
     }
 }
-

@@ -11,7 +11,6 @@ use nom::{
     IResult,
 };
 
-
 /// The words that cannot name anything.
 pub(super) const KEYWORDS: &[&str] = &[
     "type",
@@ -61,9 +60,7 @@ pub(super) struct Token {
 }
 
 pub(super) fn ident(i: &str) -> IResult<&str, &str> {
-    recognize(pair(satisfy(|c| c.is_ascii_alphabetic()), take_while(|c: char| c.is_ascii_alphanumeric() || c == '_')))(
-        i,
-    )
+    recognize(pair(satisfy(|c| c.is_ascii_alphabetic()), take_while(|c: char| c.is_ascii_alphanumeric() || c == '_')))(i)
 }
 
 pub(super) fn number(i: &str) -> IResult<&str, (&str, Option<&str>)> {
@@ -189,4 +186,3 @@ pub(super) fn lex(src: &str) -> Result<Vec<Token>, Diagnostic> {
     }
     Ok(out)
 }
-

@@ -80,14 +80,12 @@ use normalize::*;
 use parse::*;
 use syntax::*;
 
-
 /// Reads a Cubicle file into a system.
 pub fn parse(src: &str) -> Result<Parsed, Diagnostic> {
     let tokens = lex(src)?;
     let items = Parser { src, toks: &tokens, i: 0, depth: 0 }.file()?;
     Elab::new(src).system(&items)
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -127,4 +125,3 @@ mod tests {
         assert_eq!(identifications(&[v("k"), v("l")], &[]).len(), 2);
     }
 }
-

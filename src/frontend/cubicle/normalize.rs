@@ -6,7 +6,6 @@
 use crate::logic::{collect, Op, Term};
 use std::collections::HashMap;
 
-
 /// Whether a formula contains a quantifier.
 pub(super) fn has_quant(t: &Term) -> bool {
     !collect(t, &|s: &Term| matches!(s.op(), Op::Forall(_) | Op::Exists(_))).is_empty()
@@ -75,13 +74,8 @@ pub(super) fn split_cube(t: &Term) -> Result<Vec<RawCube>, String> {
             Ok(acc)
         }
         Op::Or => Ok(t.args().iter().map(split_cube).collect::<Result<Vec<_>, _>>()?.concat()),
-        Op::Exists(vs) => {
-            Ok(split_cube(&t.args()[0])?.into_iter().map(|(v, l)| ([vs.to_vec(), v].concat(), l)).collect())
-        }
-        _ => {
-            Err("a universal quantifier (after pushing negations inward) cannot be part of an unsafe or invariant cube"
-                .to_string())
-        }
+        Op::Exists(vs) => Ok(split_cube(&t.args()[0])?.into_iter().map(|(v, l)| ([vs.to_vec(), v].concat(), l)).collect()),
+        _ => Err("a universal quantifier (after pushing negations inward) cannot be part of an unsafe or invariant cube".to_string()),
     }
 }
 
@@ -161,10 +155,7 @@ pub(super) fn split_guard(t: &Term) -> Result<Vec<GuardCase>, String> {
                 return Err("quantifiers nested inside a universal guard are not supported".to_string());
             }
             let [v] = &vs[..] else {
-                return Err(format!(
-                    "a universal guard over {} variables is not supported (the IR has one universal guard variable)",
-                    vs.len()
-                ));
+                return Err(format!("a universal guard over {} variables is not supported (the IR has one universal guard variable)", vs.len()));
             };
             Ok(vec![GuardCase { univ: vec![(v.clone(), body.clone())], ..GuardCase::default() }])
         }
@@ -193,4 +184,3 @@ pub(super) fn identifications(new: &[Term], old: &[Term]) -> Vec<(HashMap<Term, 
     }
     acc
 }
-

@@ -102,9 +102,7 @@ impl Parser<'_> {
             return Ok(());
         }
         let (l, c) = line_col(self.src, open);
-        Err(self.legacy().unwrap_or_else(|| {
-            self.err(self.pos(), format!("expected '}}' to close the '{{' at {l}:{c}, found {}", self.found()))
-        }))
+        Err(self.legacy().unwrap_or_else(|| self.err(self.pos(), format!("expected '}}' to close the '{{' at {l}:{c}, found {}", self.found()))))
     }
     /// The error for legacy syntax at the current token, if it is some.
     pub(super) fn legacy(&self) -> Option<Diagnostic> {
@@ -219,11 +217,7 @@ impl Parser<'_> {
             "transition" => self.transition().map(Item::Transition),
             _ => {
                 self.i -= 1;
-                Err(self.legacy().unwrap_or_else(|| {
-                    self.expected(
-                        "a declaration (type, var, const, array, init, invariant, unsafe, predicate, transition)",
-                    )
-                }))
+                Err(self.legacy().unwrap_or_else(|| self.expected("a declaration (type, var, const, array, init, invariant, unsafe, predicate, transition)")))
             }
         }
     }
@@ -367,14 +361,7 @@ impl Parser<'_> {
 
     pub(super) fn comparison(&mut self) -> Result<Expr, Diagnostic> {
         let lhs = self.sum()?;
-        let ops = [
-            ("=", BinOp::Eq),
-            ("<>", BinOp::Neq),
-            ("<", BinOp::Lt),
-            ("<=", BinOp::Le),
-            (">", BinOp::Gt),
-            (">=", BinOp::Ge),
-        ];
+        let ops = [("=", BinOp::Eq), ("<>", BinOp::Neq), ("<", BinOp::Lt), ("<=", BinOp::Le), (">", BinOp::Gt), (">=", BinOp::Ge)];
         let Some(&(_, op)) = ops.iter().find(|(p, _)| self.is(p)) else {
             return Ok(lhs);
         };
@@ -484,11 +471,8 @@ impl Parser<'_> {
                         }
                     }
                     if !self.eat(".") {
-                        let more = if matches!(q, Quant::Forall | Quant::Exists) {
-                            "'.' (several variables are written 'x <> y')"
-                        } else {
-                            "'.' (one variable only)"
-                        };
+                        let more =
+                            if matches!(q, Quant::Forall | Quant::Exists) { "'.' (several variables are written 'x <> y')" } else { "'.' (one variable only)" };
                         return Err(self.expected(more));
                     }
                     let body = self.expr()?;
@@ -531,4 +515,3 @@ impl Parser<'_> {
         Ok(Expr { kind, pos: at })
     }
 }
-

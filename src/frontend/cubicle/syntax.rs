@@ -1,7 +1,5 @@
 //! The Cubicle syntax tree, each node located in the source.
 
-
-
 /// A name with the offset where it is written.
 pub(super) type Name = (String, usize);
 
@@ -90,4 +88,3 @@ pub(super) enum Item {
     Predicate { name: Name, params: Vec<Name>, body: Expr },
     Transition(TransitionAst),
 }
-

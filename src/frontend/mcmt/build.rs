@@ -140,10 +140,7 @@ pub(super) fn implicit_vars(es: &[Sexp], declared: &HashMap<String, usize>) -> V
 /// them. Used to drop universal guards such as the case coverage
 /// `j = x ∨ (j = y ∧ j ≠ x) ∨ (j ≠ x ∧ j ≠ y)`.
 pub(super) fn valid_for_every_index(body: &Term, j: &Term, params: &[Term]) -> bool {
-    let other = (0..)
-        .map(|k| Term::var(&format!("#other{k}"), j.sort().clone()))
-        .find(|o| !params.contains(o))
-        .expect("infinitely many names");
+    let other = (0..).map(|k| Term::var(&format!("#other{k}"), j.sort().clone())).find(|o| !params.contains(o)).expect("infinitely many names");
     let choices: Vec<Term> = params.iter().cloned().chain(std::iter::once(other)).collect();
     let mut distinct = HashMap::new();
     for (i, a) in choices.iter().enumerate() {
@@ -192,14 +189,7 @@ impl<'a> Builder<'a> {
         for (name, sort) in [("Bool", Sort::Bool), ("Int", Sort::Int), ("Real", Sort::Real)] {
             env.define_sort(name, sort);
         }
-        let mut b = Builder {
-            src,
-            env,
-            sys: System { index: Some(index), ..System::default() },
-            warnings: vec![],
-            declared: HashMap::new(),
-            eevars: vec![],
-        };
+        let mut b = Builder { src, env, sys: System { index: Some(index), ..System::default() }, warnings: vec![], declared: HashMap::new(), eevars: vec![] };
         if raw.initial.is_empty() {
             return Err(Diagnostic::new(1, 1, "no :initial section"));
         }
@@ -350,11 +340,7 @@ impl<'a> Builder<'a> {
             self.declare_name(name, d.name.start)?;
             resolved.push(self.resolve_type(&d.ty)?);
         }
-        let to_index = if self.sys.index_kind() == IndexKind::Order {
-            self.infer_index_valued(raw, &resolved)
-        } else {
-            HashSet::new()
-        };
+        let to_index = if self.sys.index_kind() == IndexKind::Order { self.infer_index_valued(raw, &resolved) } else { HashSet::new() };
         let index_sort = self.env.index_sort().clone();
         for (d, (sort, nat)) in raw.decls.iter().zip(resolved) {
             let name = d.name.symbol().expect("checked by structure");
@@ -409,12 +395,7 @@ impl<'a> Builder<'a> {
             let idx = if c.implicit { names(&implicit_vars(&all, &self.declared)) } else { names(&c.vars) };
             inf.walk_all(&all, &idx);
         }
-        let val_order: Vec<&str> = raw
-            .decls
-            .iter()
-            .filter(|d| d.kind != DeclKind::Eevar)
-            .map(|d| d.name.symbol().unwrap_or_default())
-            .collect();
+        let val_order: Vec<&str> = raw.decls.iter().filter(|d| d.kind != DeclKind::Eevar).map(|d| d.name.symbol().unwrap_or_default()).collect();
         for t in &raw.transitions {
             let idx = names(&t.vars);
             inf.walk_all(t.guard.iter().chain(t.uguards.iter().flatten()), &idx);
@@ -541,21 +522,14 @@ impl<'a> Builder<'a> {
             return Err(self.err(t.pos, "transition without :case"));
         }
         if numcases != t.cases.len() as i64 {
-            return Err(self.err(
-                nc_pos,
-                format!(":numcases is {numcases} but the transition has {} :case lines", t.cases.len()),
-            ));
+            return Err(self.err(nc_pos, format!(":numcases is {numcases} but the transition has {} :case lines", t.cases.len())));
         }
         let nvals = self.sys.vars.len();
         for c in &t.cases {
             if c.vals.len() != nvals {
-                return Err(self.err(
-                    c.pos,
-                    format!(
-                        "this :case has {} :val lines, expected {nvals} (one per :local and :global, in declaration order)",
-                        c.vals.len()
-                    ),
-                ));
+                return Err(
+                    self.err(c.pos, format!("this :case has {} :val lines, expected {nvals} (one per :local and :global, in declaration order)", c.vals.len()))
+                );
             }
         }
         self.env.push_scope();
@@ -565,13 +539,7 @@ impl<'a> Builder<'a> {
         r
     }
 
-    pub(super) fn transition_body(
-        &mut self,
-        t: &RawTransition,
-        vars: &[Term],
-        number: usize,
-        names: &mut HashSet<String>,
-    ) -> Result<Transition, Diagnostic> {
+    pub(super) fn transition_body(&mut self, t: &RawTransition, vars: &[Term], number: usize, names: &mut HashSet<String>) -> Result<Transition, Diagnostic> {
         let (j, params) = vars.split_last().expect("at least one :var");
         let j_node = t.vars.last().expect("at least one :var");
         let j_name = j.var_name().expect("a variable");
@@ -603,10 +571,7 @@ impl<'a> Builder<'a> {
             vals.push(vs);
         }
         if conds.len() >= 2 && !conds.iter().any(|c| occurs(j, c)) {
-            return Err(self.err(
-                j_node.start,
-                format!("the last :var '{j_name}' is the case variable, but no :case condition mentions it"),
-            ));
+            return Err(self.err(j_node.start, format!("the last :var '{j_name}' is the case variable, but no :case condition mentions it")));
         }
         let n = t.cases.len();
         let mut updates = vec![];
@@ -654,8 +619,7 @@ impl<'a> Builder<'a> {
                 }
             }
         }
-        let base =
-            t.comments.iter().find_map(|c| name_from_comment(c)).unwrap_or_else(|| format!("t{number}"));
+        let base = t.comments.iter().find_map(|c| name_from_comment(c)).unwrap_or_else(|| format!("t{number}"));
         let mut name = base.clone();
         let mut k = number;
         while names.contains(&name) {
@@ -689,14 +653,10 @@ impl<'a> Builder<'a> {
             let differs = reference.as_ref().is_some_and(|r| *r != w);
             if occurs(j, &w) || differs {
                 let why = if differs { "" } else { " (its value depends on the case variable)" };
-                return Err(self.err(
-                    node.start,
-                    format!("global '{}' gets different values in different cases{why}", sv.name()),
-                ));
+                return Err(self.err(node.start, format!("global '{}' gets different values in different cases{why}", sv.name())));
             }
             reference.get_or_insert(w);
         }
         Ok(reference.expect("at least one case"))
     }
 }
-

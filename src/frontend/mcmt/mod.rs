@@ -37,13 +37,12 @@
 mod build;
 mod structure;
 
+use crate::frontend::{Diagnostic, Parsed};
 use build::*;
 use structure::*;
-use crate::frontend::{Diagnostic, Parsed};
 
 /// Keywords that only make sense inside a section.
-pub(super) const SUB_KEYWORDS: &[&str] =
-    &["var", "cnj", "guard", "uguard", "numcases", "case", "val", "end_of_suggested_negated_invariants"];
+pub(super) const SUB_KEYWORDS: &[&str] = &["var", "cnj", "guard", "uguard", "numcases", "case", "val", "end_of_suggested_negated_invariants"];
 
 /// Option keywords kept verbatim in [`System::options`].
 pub(super) const OPTIONS: &[&str] = &[
@@ -68,4 +67,3 @@ pub fn parse(src: &str) -> Result<Parsed, Diagnostic> {
     let raw = structure(src, items)?;
     Builder::build(src, raw)
 }
-

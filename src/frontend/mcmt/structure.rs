@@ -24,17 +24,11 @@ pub(super) fn items(src: &str) -> Result<Vec<Item>, Diagnostic> {
     while let Some(node) = r.next_node()? {
         match node.kind {
             SexpKind::Keyword(k) if k == "comment" => comments.push(r.rest_of_line().trim().to_string()),
-            SexpKind::Keyword(kw) => {
-                out.push(Item { kw, pos: node.start, args: vec![], comments: std::mem::take(&mut comments) })
-            }
+            SexpKind::Keyword(kw) => out.push(Item { kw, pos: node.start, args: vec![], comments: std::mem::take(&mut comments) }),
             _ => match out.last_mut() {
                 Some(item) => item.args.push(node),
                 None => {
-                    return Err(Diagnostic::at(
-                        src,
-                        node.start,
-                        format!("expected a keyword such as :local or :transition, found '{}'", excerpt(src, &node)),
-                    ))
+                    return Err(Diagnostic::at(src, node.start, format!("expected a keyword such as :local or :transition, found '{}'", excerpt(src, &node))))
                 }
             },
         }
@@ -153,9 +147,7 @@ pub(super) fn structure(src: &str, items: Vec<Item>) -> Result<Raw, Diagnostic> 
                     _ => DeclKind::Eevar,
                 };
                 match item.args.as_slice() {
-                    [name, ty] if name.symbol().is_some() && ty.symbol().is_some() => {
-                        raw.decls.push(Decl { kind, name: name.clone(), ty: ty.clone() })
-                    }
+                    [name, ty] if name.symbol().is_some() && ty.symbol().is_some() => raw.decls.push(Decl { kind, name: name.clone(), ty: ty.clone() }),
                     _ => return Err(err(src, item.pos, format!("expected ':{} NAME TYPE'", item.kw))),
                 }
             }
@@ -168,9 +160,7 @@ pub(super) fn structure(src: &str, items: Vec<Item>) -> Result<Raw, Diagnostic> 
                     _ => raw.unsafe_.push(cube),
                 }
             }
-            "u_cnj" => {
-                raw.unsafe_.push(RawCube { vars: vec![], cnjs: vec![item.args], implicit: true })
-            }
+            "u_cnj" => raw.unsafe_.push(RawCube { vars: vec![], cnjs: vec![item.args], implicit: true }),
             "suggested_negated_invariants" => {
                 no_args(src, &item)?;
                 if raw.hints.is_some() {
@@ -179,13 +169,7 @@ pub(super) fn structure(src: &str, items: Vec<Item>) -> Result<Raw, Diagnostic> 
                 let cube = cube(src, &mut it)?;
                 match next_if_kw(&mut it, &["end_of_suggested_negated_invariants"]) {
                     Some(end) => no_args(src, &end)?,
-                    None => {
-                        return Err(err(
-                            src,
-                            item.pos,
-                            "this section is not closed by :end_of_suggested_negated_invariants",
-                        ))
-                    }
+                    None => return Err(err(src, item.pos, "this section is not closed by :end_of_suggested_negated_invariants")),
                 }
                 raw.hints = Some(cube);
             }
@@ -223,15 +207,7 @@ pub(super) fn cube(src: &str, it: &mut Items) -> Result<RawCube, Diagnostic> {
 
 /// The parts of a `:transition`.
 pub(super) fn transition(src: &str, it: &mut Items, header: Item) -> Result<RawTransition, Diagnostic> {
-    let mut t = RawTransition {
-        pos: header.pos,
-        comments: header.comments,
-        vars: vec![],
-        guard: vec![],
-        uguards: vec![],
-        numcases: None,
-        cases: vec![],
-    };
+    let mut t = RawTransition { pos: header.pos, comments: header.comments, vars: vec![], guard: vec![], uguards: vec![], numcases: None, cases: vec![] };
     while let Some(item) = next_if_kw(it, &["var", "guard", "uguard", "numcases", "case", "val"]) {
         match item.kw.as_str() {
             "var" => t.vars.push(symbol_arg(src, &item)?.clone()),
@@ -244,13 +220,7 @@ pub(super) fn transition(src: &str, it: &mut Items, header: Item) -> Result<RawT
                 let a = one_arg(src, &item)?;
                 match a.kind {
                     SexpKind::Int(n) if n > 0 => t.numcases = Some((n, a.start)),
-                    _ => {
-                        return Err(err(
-                            src,
-                            a.start,
-                            format!(":numcases expects a positive integer, found '{}'", excerpt(src, a)),
-                        ))
-                    }
+                    _ => return Err(err(src, a.start, format!(":numcases expects a positive integer, found '{}'", excerpt(src, a)))),
                 }
             }
             "case" => t.cases.push(RawCase { pos: item.pos, cond: item.args, vals: vec![] }),
@@ -285,4 +255,3 @@ pub(super) fn name_from_comment(comment: &str) -> Option<String> {
     }
     (!words.is_empty()).then(|| words.join("_"))
 }
-

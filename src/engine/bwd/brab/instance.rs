@@ -748,8 +748,8 @@ impl<'a> Instance<'a> {
                         regs[np + i] = d[combo[i]];
                     }
                     // a step the instance cannot represent (an index outside it) is not taken
-                    let enabled = matches!(self.run(&step.guard, st, &mut regs), Ok(x) if x != 0)
-                        && matches!(self.uguard_holds(step, np, st, &mut regs), Ok(true));
+                    let enabled =
+                        matches!(self.run(&step.guard, st, &mut regs), Ok(x) if x != 0) && matches!(self.uguard_holds(step, np, st, &mut regs), Ok(true));
                     if enabled {
                         if let Ok(next) = self.apply(updates, np + step.doms.len(), st, &mut regs) {
                             if matches!(self.holds_axioms(&next), Ok(true)) {
@@ -876,7 +876,11 @@ impl<'a> Instance<'a> {
             cubes.push(last);
             let edges = moves
                 .into_iter()
-                .map(|(t, params)| crate::answer::Edge { transition: t, params: params.iter().map(|p| vars[*p as usize].clone()).collect(), succ_vars: vars.clone() })
+                .map(|(t, params)| crate::answer::Edge {
+                    transition: t,
+                    params: params.iter().map(|p| vars[*p as usize].clone()).collect(),
+                    succ_vars: vars.clone(),
+                })
                 .collect();
             return Ok(Some(crate::answer::AbstractTrace { cubes, edges }));
         }

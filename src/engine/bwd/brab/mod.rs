@@ -8,11 +8,11 @@
 
 pub mod instance;
 
-use crate::system::cube::Cube;
-use instance::{Code, Instance, State};
 use crate::logic::instantiate::injective_maps;
 use crate::logic::{Op, Sort, Term};
+use crate::system::cube::Cube;
 use crate::system::System;
+use instance::{Code, Instance, State};
 use itertools::Itertools;
 use std::collections::{HashMap, HashSet};
 
@@ -118,8 +118,7 @@ impl<'a> Oracle<'a> {
     /// The states satisfying a literal whose variables stand for the given
     /// processes, as a bit set (`None` if it cannot be evaluated).
     fn set(&mut self, lit: &Term, vars: &[Term], procs: &[i64]) -> Option<&Vec<u64>> {
-        let env: Vec<(Term, i64)> =
-            vars.iter().cloned().zip(procs.iter().cloned()).filter(|(v, _)| crate::logic::occurs(v, lit)).collect();
+        let env: Vec<(Term, i64)> = vars.iter().cloned().zip(procs.iter().cloned()).filter(|(v, _)| crate::logic::occurs(v, lit)).collect();
         let key = (lit.clone(), env.iter().map(|(_, p)| *p).collect::<Vec<i64>>(), env.iter().map(|(v, _)| v.clone()).collect::<Vec<Term>>());
         if !self.sets.contains_key(&key) {
             let (code, regs) = self.inst.compile(lit, &env);
@@ -238,8 +237,7 @@ impl<'a> Oracle<'a> {
         for k in 1..=n.min(self.max_lits) {
             for pick in (0..pool.len()).combinations(k) {
                 let lits: Vec<Term> = pick.iter().map(|&i| pool[i].clone()).collect();
-                let vars: Vec<Term> =
-                    cube.vars.iter().filter(|v| lits.iter().any(|l| crate::logic::occurs(v, l))).cloned().collect();
+                let vars: Vec<Term> = cube.vars.iter().filter(|v| lits.iter().any(|l| crate::logic::occurs(v, l))).cloned().collect();
                 if vars.len() > self.inst.procs || (k == n && vars.len() == cube.arity()) {
                     continue;
                 }
@@ -325,11 +323,7 @@ mod tests {
         let (timer, tick) = (Term::var("Timer", Sort::Real), Term::var("Tick", Sort::Real));
         let ts = Term::var("ts", Sort::Real);
         let zero = Term::real(0, 1);
-        let lits = vec![
-            Term::eq(&ts, &Term::add([timer.clone(), tick.clone(), tick.clone()])),
-            Term::lt(&zero, &tick),
-            Term::eq(&timer, &Term::real(1, 1)),
-        ];
+        let lits = vec![Term::eq(&ts, &Term::add([timer.clone(), tick.clone(), tick.clone()])), Term::lt(&zero, &tick), Term::eq(&timer, &Term::real(1, 1))];
         let w = weakenings(&Cube::plain(vec![], lits.clone()));
         assert!(w.contains(&Term::lt(&timer, &ts)), "{w:?}");
         assert!(w.contains(&Term::lt(&zero, &timer)), "{w:?}");

@@ -188,11 +188,7 @@ impl<'a> Builder<'a> {
                 Some(k) => return Err(self.unsupported(pos, format!("a shift by {k} bits"))),
                 None => LExpr::Pow2(self.bits(t), bx(r)),
             };
-            let e = if op == BinOp::Shl {
-                LExpr::Arith(Arith::Mul, bx(l), bx(factor))
-            } else {
-                LExpr::Arith(Arith::FloorDiv, bx(l), bx(factor))
-            };
+            let e = if op == BinOp::Shl { LExpr::Arith(Arith::Mul, bx(l), bx(factor)) } else { LExpr::Arith(Arith::FloorDiv, bx(l), bx(factor)) };
             let e = if t.signed { fold(e) } else { self.convert(fold(e), IntTy { kind: IntKind::LongLong, signed: true }, t, pos)? };
             return Ok((e, t));
         }
@@ -202,9 +198,7 @@ impl<'a> Builder<'a> {
         // a scalar the facts know as a constant makes the operator linear
         let known = |b: &Self, e: LExpr| b.const_of(&e).map_or(e, LExpr::Const);
         let (l, r) = match op {
-            BinOp::Mul | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor if as_const(&l).is_none() && as_const(&r).is_none() => {
-                (known(self, l), known(self, r))
-            }
+            BinOp::Mul | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor if as_const(&l).is_none() && as_const(&r).is_none() => (known(self, l), known(self, r)),
             BinOp::Div | BinOp::Mod if as_const(&r).is_none() => (l, known(self, r)),
             _ => (l, r),
         };
@@ -313,9 +307,7 @@ pub(super) fn is_pure(e: &LExpr) -> bool {
         LExpr::Nondet(..) | LExpr::Assign { .. } => false,
         LExpr::Read(_, idx) => idx.iter().all(is_pure),
         LExpr::Neg(a) | LExpr::Not(a) | LExpr::Wrap(_, a) | LExpr::ToBool(a) | LExpr::Pow2(_, a) => is_pure(a),
-        LExpr::Arith(_, a, b) | LExpr::Cmp(_, a, b) | LExpr::And(a, b) | LExpr::Or(a, b) | LExpr::Bits(_, a, b) => {
-            is_pure(a) && is_pure(b)
-        }
+        LExpr::Arith(_, a, b) | LExpr::Cmp(_, a, b) | LExpr::And(a, b) | LExpr::Or(a, b) | LExpr::Bits(_, a, b) => is_pure(a) && is_pure(b),
         LExpr::Ite(a, b, c) => is_pure(a) && is_pure(b) && is_pure(c),
     }
 }
