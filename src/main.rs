@@ -478,6 +478,15 @@ fn options(args: &CheckArgs) -> CheckOptions {
     }
 }
 
+/// Ends the process from a watchdog thread while other threads may be
+/// inside a solver: stdout flushed, then `_exit`, so that no exit handler
+/// or static destructor of the solver libraries runs under their feet.
+fn exit_now(code: i32) -> ! {
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+    // SAFETY: _exit ends the process at once; nothing runs after it.
+    unsafe { libc::_exit(code) }
+}
+
 /// A hard deadline: whatever reading or a search step does, a time limit
 /// ends the run UNKNOWN with exit code 3 shortly after it expires.
 fn hard_deadline(t: Duration, style: Style, file: String) {
@@ -485,7 +494,7 @@ fn hard_deadline(t: Duration, style: Style, file: String) {
         let wait = t.mul_f64(1.1) + Duration::from_secs(3);
         std::thread::sleep(wait);
         style.unknown(&file, "timeout", wait.as_secs_f64());
-        std::process::exit(3);
+        exit_now(3);
     });
 }
 
@@ -558,7 +567,7 @@ fn on_interrupt(style: Style, file: String) {
         };
         std::thread::sleep(Duration::from_secs(5));
         style.unknown(&file, why.reason(), 0.0);
-        std::process::exit(3);
+        exit_now(3);
     });
 }
 
