@@ -240,9 +240,19 @@ fn program_models_survive_the_round_trip_through_their_export() {
     }));
     assert!(programs.len() >= 30, "{}", programs.len());
     let mut slow = vec![];
+    let mut refused = vec![];
     for (path, expected) in &programs {
         let sys = parse_file(path).unwrap().system;
-        let text = emit::smtlib(&sys, "round trip").unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        // what the export leaves out (arrays of several dimensions, C's
+        // bitwise operators) it refuses, saying so; everything else is written
+        let text = match emit::smtlib(&sys, "round trip") {
+            Ok(text) => text,
+            Err(e) if e.contains("outside the Horn clauses arrax writes") || e.contains("have no form in Horn clauses") => {
+                refused.push(path.file_name().unwrap().to_string_lossy().to_string());
+                continue;
+            }
+            Err(e) => panic!("{}: {e}", path.display()),
+        };
         let back = parse_str(&text, Format::Chc).unwrap_or_else(|d| panic!("{}: the export does not read back: {d}\n{text}", path.display()));
         // the same system (up to the order of locations), or else the same verdict
         if without_enums(&canonical::print(&back.system)) != without_enums(&canonical::print(&sys)) {
@@ -250,6 +260,8 @@ fn program_models_survive_the_round_trip_through_their_export() {
         }
     }
     eprintln!("read back as another system (verdicts compared): {:?}", slow.iter().map(|s| s.0.file_name().unwrap()).collect::<Vec<_>>());
+    eprintln!("refused by the export: {refused:?}");
+    assert!(programs.len() - refused.len() >= 30, "only {} of {} programs exported", programs.len() - refused.len(), programs.len());
     for (path, expected, sys) in slow {
         let opts = CheckOptions { timeout: Some(Duration::from_secs(120)), ..CheckOptions::default() };
         let got = match check(&sys, &opts).verdict {
