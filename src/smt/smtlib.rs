@@ -88,6 +88,24 @@ pub fn sort(s: &Sort) -> String {
     }
 }
 
+/// The sorts of an array of several indices as the solvers curry it: the
+/// whole array, then the array of each later level.
+fn curried(s: &Sort) -> Vec<String> {
+    match s {
+        Sort::Array(a) => (0..a.index.len()).map(|k| sort(&Sort::array(a.index[k..].to_vec(), a.elem.clone()))).collect(),
+        other => vec![sort(other)],
+    }
+}
+
+/// `a[i0][i1]… := v` on a curried array: a store at `i0` of the inner
+/// array with the rest stored.
+fn curried_store(a: &str, indices: &[String], v: &str) -> String {
+    match indices {
+        [] => v.to_string(),
+        [i, rest @ ..] => format!("(store {a} {i} {})", curried_store(&format!("(select {a} {i})"), rest, v)),
+    }
+}
+
 fn int(n: i64) -> String {
     if n < 0 {
         format!("(- {})", n.unsigned_abs())
@@ -113,11 +131,34 @@ fn write_term(out: &mut String, t: &Term) {
         Op::Bool(_) | Op::Real(..) => {
             let _ = write!(out, "{t}");
         }
-        Op::Lambda(vs) if vs.len() == 1 && !crate::logic::occurs(&vs[0], &t.args()[0]) => {
-            // a constant array
-            let _ = write!(out, "((as const {}) ", sort(t.sort()));
+        Op::Lambda(vs) if vs.iter().all(|v| !crate::logic::occurs(v, &t.args()[0])) => {
+            // a constant array (of arrays, one level per index)
+            let levels = curried(t.sort());
+            for s in &levels {
+                let _ = write!(out, "((as const {s}) ");
+            }
             write_term(out, &t.args()[0]);
-            out.push(')');
+            out.push_str(&")".repeat(levels.len()));
+        }
+        Op::Lambda(vs) if vs.len() > 1 => {
+            // arrays of several indices are curried: one λ per index
+            for v in vs.iter() {
+                let _ = write!(out, "(lambda (({} {})) ", term(v), sort(v.sort()));
+            }
+            write_term(out, &t.args()[0]);
+            out.push_str(&")".repeat(vs.len()));
+        }
+        Op::Select if t.args().len() > 2 => {
+            let mut a = term(&t.args()[0]);
+            for i in &t.args()[1..] {
+                a = format!("(select {a} {})", term(i));
+            }
+            out.push_str(&a);
+        }
+        Op::Store if t.args().len() > 3 => {
+            let args = t.args();
+            let indices: Vec<String> = args[1..args.len() - 1].iter().map(term).collect();
+            out.push_str(&curried_store(&term(&args[0]), &indices, &term(&args[args.len() - 1])));
         }
         Op::Forall(vs) | Op::Exists(vs) | Op::Lambda(vs) => {
             let kw = match t.op() {
