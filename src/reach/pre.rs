@@ -155,8 +155,8 @@ fn eliminate_values(vals: &[Term], cubes: Vec<(Cube, HashMap<Term, Term>)>) -> V
                         for (rest, kept) in crate::logic::projection::project_cases(&lits, std::slice::from_ref(v), 4) {
                             if kept.is_empty() {
                                 next.push(rest);
-                            } else {
-                                next.push(rest.into_iter().filter(|l| !mentions(l, v)).collect());
+                            } else if let Some(weaker) = project_readable(&rest, v) {
+                                next.push(weaker);
                             }
                         }
                     }
@@ -174,6 +174,20 @@ fn eliminate_values(vals: &[Term], cubes: Vec<(Cube, HashMap<Term, Term>)>) -> V
         }
     }
     out
+}
+
+/// `∃v. ⋀ lits` weakened: the literals on `v` that projection cannot read
+/// (`v` under `mod`, a product, a read) go, the others are projected (so
+/// that `v ≤ 0 ∧ v > 0 ∧ v mod 2³² ≤ k` is still empty); `None` when the
+/// result is unsatisfiable.
+fn project_readable(lits: &[Term], v: &Term) -> Option<Vec<Term>> {
+    let readable = |l: &Term| !crate::logic::occurs(v, l) || crate::logic::projection::eliminate(std::slice::from_ref(l), v).is_some();
+    let kept: Vec<Term> = lits.iter().filter(|l| readable(l)).cloned().collect();
+    let (out, left) = crate::logic::projection::project(&kept, std::slice::from_ref(v));
+    if !left.is_empty() {
+        return Some(kept.into_iter().filter(|l| !crate::logic::occurs(v, l)).collect());
+    }
+    (!out.iter().any(|l| l.as_bool() == Some(false))).then_some(out)
 }
 
 #[cfg(test)]
