@@ -17,7 +17,7 @@ const MAX_LOOKS: u64 = 256;
 
 /// Sampled executions at most: every mode of choosing values, then
 /// spikes at the second choice.
-const SAMPLED_RUNS: usize = 12;
+const SAMPLED_RUNS: usize = 13;
 
 /// Steps of the first sampled execution.
 const FIRST_RUN: u64 = 1 << 18;
