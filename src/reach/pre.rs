@@ -201,4 +201,17 @@ mod tests {
         // two parameters, one variable: (z1,f) (f,z1) (f,f)
         assert_eq!(identifications(2, 1).len(), 3);
     }
+
+    #[test]
+    fn bounds_beside_a_modulus_still_project() {
+        use crate::logic::Sort;
+        let (v, x) = (Term::var("v", Sort::Int), Term::var("x", Sort::Int));
+        let modulus = Term::le(&Term::modulo(&v, &Term::int(1 << 32)), &Term::int(536870911));
+        // v ≤ 0 ∧ v > 0 ∧ v mod 2³² ≤ k: empty, though v sits under mod
+        let empty = [Term::le(&v, &Term::int(0)), Term::lt(&Term::int(0), &v), modulus.clone()];
+        assert_eq!(project_readable(&empty, &v), None);
+        // x ≤ v ∧ v ≤ 5 ∧ v mod 2³² ≤ k: x ≤ 5 stays (the modulus goes)
+        let kept = project_readable(&[Term::le(&x, &v), Term::le(&v, &Term::int(5)), modulus], &v).unwrap();
+        assert_eq!(kept, vec![Term::le(&x, &Term::int(5))]);
+    }
 }

@@ -254,13 +254,13 @@ impl Hulls {
             }
             for f in 0..self.scalars.len() {
                 if let Some(eq) = scalar.equality(f) {
-                    out.extend(violations(voc, &self.scalars, eq, &at, None, &z));
+                    out.extend(violations(voc, &self.scalars, f, eq, &at, None, &z));
                 }
             }
             for (r, &range) in self.ranges.iter().enumerate() {
                 for (j, coords) in self.coords.iter().enumerate() {
                     if let Some(eq) = ranges[r * self.arrays.len() + j].equality(coords.len() - 1) {
-                        out.extend(violations(voc, coords, eq, &at, Some(range), &z));
+                        out.extend(violations(voc, coords, coords.len() - 1, eq, &at, Some(range), &z));
                     }
                 }
             }
@@ -301,23 +301,27 @@ fn point(coords: &[Coord], st: &State, z: i64) -> Vec<Option<i64>> {
         .collect()
 }
 
-/// The cubes of the states violating `Σ c·x = c0` (at the location
+/// The cubes of the states violating `Σ c·x = c0`, written as the fixed
+/// coordinate `f` on the left, the rest on the right (at the location
 /// literals `at`, over a range when given).
-fn violations(voc: &Vocabulary, coords: &[Coord], (c, c0): (Vec<i128>, i128), at: &[Term], range: Option<(Atom, Atom)>, z: &Term) -> Vec<Cube> {
+fn violations(voc: &Vocabulary, coords: &[Coord], f: usize, (c, c0): (Vec<i128>, i128), at: &[Term], range: Option<(Atom, Atom)>, z: &Term) -> Vec<Cube> {
     let num = |x: i128| i64::try_from(x).ok().map(Term::int);
-    let mut sum = vec![];
-    for (coord, k) in coords.iter().zip(&c) {
-        if *k == 0 {
+    let term = |coord: &Coord| match coord {
+        Coord::Square => Term::mul([z.clone(), z.clone()]),
+        Coord::Atom(a) => voc.term(*a, z, z),
+    };
+    let Some(kf) = num(c[f]) else { return vec![] };
+    let lhs = Term::mul([kf, term(&coords[f])]);
+    let mut rhs = vec![];
+    for (k, (coord, ck)) in coords.iter().zip(&c).enumerate() {
+        if *ck == 0 || k == f {
             continue;
         }
-        let Some(k) = num(*k) else { return vec![] };
-        let t = match coord {
-            Coord::Square => Term::mul([z.clone(), z.clone()]),
-            Coord::Atom(a) => voc.term(*a, z, z),
-        };
-        sum.push(Term::mul([k, t]));
+        let Some(m) = num(-*ck) else { return vec![] };
+        rhs.push(Term::mul([m, term(coord)]));
     }
     let Some(c0) = num(c0) else { return vec![] };
+    rhs.push(c0);
     let mut lits = at.to_vec();
     let mut vars = vec![];
     if let Some((lo, hi)) = range {
@@ -325,6 +329,56 @@ fn violations(voc: &Vocabulary, coords: &[Coord], (c, c0): (Vec<i128>, i128), at
         lits.push(Term::lt(z, &voc.term(hi, z, z)));
         vars.push(z.clone());
     }
-    lits.push(Term::eq(&Term::add(sum), &c0).not());
+    lits.push(Term::eq(&lhs, &Term::add(rhs)).not());
     Cube::normalize(&vars, &lits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Hull;
+
+    fn hull(points: &[&[Option<i64>]]) -> Hull {
+        let mut h = Hull::default();
+        for p in points {
+            h.add(p);
+        }
+        h
+    }
+
+    #[test]
+    fn a_total_in_terms_of_its_counter() {
+        // (i, n, total) with total = 3·i, n varying
+        let pts: Vec<Vec<Option<i64>>> = (0..8).map(|k| vec![Some(k), Some(10 + k % 3), Some(3 * k)]).collect();
+        let h = hull(&pts.iter().map(|p| p.as_slice()).collect::<Vec<_>>());
+        // total - 3·i = 0
+        assert_eq!(h.equality(2), Some((vec![-3, 0, 1], 0)));
+        // n is free of the others: nothing fixes it
+        assert_eq!(h.equality(1), None);
+    }
+
+    #[test]
+    fn too_few_points_or_a_wild_coordinate_give_nothing() {
+        let few = hull(&[&[Some(0), Some(1)], &[Some(1), Some(3)]]);
+        assert_eq!(few.equality(1), None);
+        let mut pts: Vec<Vec<Option<i64>>> = (0..8).map(|k| vec![Some(k), Some(2 * k + 1)]).collect();
+        let h = hull(&pts.iter().map(|p| p.as_slice()).collect::<Vec<_>>());
+        assert_eq!(h.equality(1), Some((vec![-2, 1], 1)));
+        pts.push(vec![Some(9), None]);
+        let h = hull(&pts.iter().map(|p| p.as_slice()).collect::<Vec<_>>());
+        assert_eq!(h.equality(1), None);
+    }
+
+    #[test]
+    fn overflow_breaks_the_hull() {
+        let big = i64::MAX / 2;
+        let pts: Vec<Vec<Option<i64>>> = (0..6).map(|k| vec![Some(k * big), Some(-k * big + k), Some(k)]).collect();
+        let h = hull(&pts.iter().map(|p| p.as_slice()).collect::<Vec<_>>());
+        // whatever it says must be exact: either nothing or a true equality
+        if let Some((c, c0)) = h.equality(2) {
+            for p in &pts {
+                let s: i128 = c.iter().zip(p).map(|(a, b)| a * b.unwrap() as i128).sum();
+                assert_eq!(s, c0);
+            }
+        }
+    }
 }
