@@ -394,6 +394,9 @@ impl<'a> Houdini<'a> {
                 if let std::collections::hash_map::Entry::Vacant(e) = pre_cache.entry(k) {
                     let cube = self.members[k].cube.clone();
                     let p = self.pre_images(&cube);
+                    for q in &p {
+                        tracing::trace!("houdini: pre-image of {cube}: {q}");
+                    }
                     e.insert(p);
                 }
                 for p in &pre_cache[&k] {
