@@ -115,6 +115,9 @@ pub struct Program {
     pub unsafe_at: Vec<bool>,
     /// Integer literals of the system (values suggested to the strategy).
     pub constants: Vec<i64>,
+    /// Values a solver suggests from the error condition (set by the
+    /// forward engine; tried exactly, and often, by its suggested mode).
+    pub suggested: Vec<i64>,
 }
 
 /// What compiling a term may refer to.
@@ -297,6 +300,7 @@ pub fn compile(sys: &System) -> Result<Program, Unsupported> {
         unsafe_,
         unsafe_at,
         constants: constants(sys),
+        suggested: vec![],
     })
 }
 
