@@ -616,8 +616,9 @@ impl<'a> Builder<'a> {
                 self.cur = out;
             }
             StmtKind::DoWhile(body, c) => {
+                // not a loop head for invariants: the condition is not
+                // evaluated before the first iteration
                 let head = self.new_node(self.line);
-                self.loop_head(head, s.pos);
                 self.fall_into(head);
                 let (cont, out) = (self.new_node(self.line), self.new_node(self.line));
                 self.loop_body(body, out, cont)?;

@@ -568,7 +568,7 @@ pub fn lower(cfa: &Cfa, deadline: Option<std::time::Instant>) -> Result<(System,
             })
             .collect(),
         variables: std::iter::once(None)
-            .chain(cfa.vars.iter().map(|v| Some(source_map::Variable { c_name: v.c_name.clone(), function: v.function.clone(), line: v.line })))
+            .chain(cfa.vars.iter().map(|v| Some(source_map::Variable { c_name: v.c_name.clone(), function: v.function.clone(), line: v.line, range: v.range })))
             .collect(),
         ..SourceMap::default()
     };

@@ -47,6 +47,8 @@ pub struct Variable {
     pub function: Option<String>,
     /// The line of its declaration.
     pub line: usize,
+    /// The range of its C type (of the elements of an array).
+    pub range: (i64, i64),
 }
 
 /// A nondeterministic input of one step: a `__VERIFIER_nondet_*` call, or
