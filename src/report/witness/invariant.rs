@@ -132,6 +132,9 @@ fn clause_at(c: &Cube, l: usize, pc: &Term, names: &Names) -> Option<String> {
     if lits.is_empty() {
         return Some("0".into());
     }
+    if lits.len() == 1 {
+        return Some(format!("!({})", lits[0]));
+    }
     Some(format!("!({})", lits.iter().map(|s| format!("({s})")).collect::<Vec<_>>().join(" && ")))
 }
 
