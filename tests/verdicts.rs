@@ -164,6 +164,26 @@ fn pdr_range_invariants_are_stable() {
     }
 }
 
+/// The affine equalities candidate invariants solve for from sampled states
+/// (`total = 3·i`, `∀z ∈ [0, i). a[z] = 2·z + 5`): they are in the certified
+/// invariant, and a change in it shows in review.
+#[test]
+fn solved_affine_invariants_are_stable() {
+    let settings = common::snapshot_settings();
+    let parsed = parse_model("running_total.c");
+    let opts = CheckOptions { engine: arrax::engine::Choice::Houdini, timeout: Some(std::time::Duration::from_secs(60)), ..CheckOptions::default() };
+    let r = check(&parsed.system, &opts);
+    assert_eq!(r.verdict, Verdict::Safe);
+    assert!(matches!(r.certification, Certification::Certified(_)), "{:?}", r.certification);
+    let mut clauses: Vec<String> = r.proof.as_ref().unwrap().invariant.iter().map(arrax::report::clause).collect();
+    clauses.sort();
+    let text = format!("invariant ({} clauses):\n  {}\n", clauses.len(), clauses.join("\n  "));
+    for needed in ["3·i", "2·z1"] {
+        assert!(text.contains(needed), "no clause with {needed} in\n{text}");
+    }
+    settings.bind(|| insta::assert_snapshot!("houdini_running_total_c", text));
+}
+
 /// Plain backward search (no approximation, no postponement) reaches the
 /// same certified verdicts on the smaller models.
 #[test]

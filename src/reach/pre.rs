@@ -155,8 +155,8 @@ fn eliminate_values(vals: &[Term], cubes: Vec<(Cube, HashMap<Term, Term>)>) -> V
                         for (rest, kept) in crate::logic::projection::project_cases(&lits, std::slice::from_ref(v), 4) {
                             if kept.is_empty() {
                                 next.push(rest);
-                            } else {
-                                next.push(rest.into_iter().filter(|l| !mentions(l, v)).collect());
+                            } else if let Some(weaker) = project_readable(&rest, v) {
+                                next.push(weaker);
                             }
                         }
                     }
@@ -176,6 +176,20 @@ fn eliminate_values(vals: &[Term], cubes: Vec<(Cube, HashMap<Term, Term>)>) -> V
     out
 }
 
+/// `∃v. ⋀ lits` weakened: the literals on `v` that projection cannot read
+/// (`v` under `mod`, a product, a read) go, the others are projected (so
+/// that `v ≤ 0 ∧ v > 0 ∧ v mod 2³² ≤ k` is still empty); `None` when the
+/// result is unsatisfiable.
+fn project_readable(lits: &[Term], v: &Term) -> Option<Vec<Term>> {
+    let readable = |l: &Term| !crate::logic::occurs(v, l) || crate::logic::projection::eliminate(std::slice::from_ref(l), v).is_some();
+    let kept: Vec<Term> = lits.iter().filter(|l| readable(l)).cloned().collect();
+    let (out, left) = crate::logic::projection::project(&kept, std::slice::from_ref(v));
+    if !left.is_empty() {
+        return Some(kept.into_iter().filter(|l| !crate::logic::occurs(v, l)).collect());
+    }
+    (!out.iter().any(|l| l.as_bool() == Some(false))).then_some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,5 +200,18 @@ mod tests {
         assert_eq!(identifications(1, 2).len(), 3);
         // two parameters, one variable: (z1,f) (f,z1) (f,f)
         assert_eq!(identifications(2, 1).len(), 3);
+    }
+
+    #[test]
+    fn bounds_beside_a_modulus_still_project() {
+        use crate::logic::Sort;
+        let (v, x) = (Term::var("v", Sort::Int), Term::var("x", Sort::Int));
+        let modulus = Term::le(&Term::modulo(&v, &Term::int(1 << 32)), &Term::int(536870911));
+        // v ≤ 0 ∧ v > 0 ∧ v mod 2³² ≤ k: empty, though v sits under mod
+        let empty = [Term::le(&v, &Term::int(0)), Term::lt(&Term::int(0), &v), modulus.clone()];
+        assert_eq!(project_readable(&empty, &v), None);
+        // x ≤ v ∧ v ≤ 5 ∧ v mod 2³² ≤ k: x ≤ 5 stays (the modulus goes)
+        let kept = project_readable(&[Term::le(&x, &v), Term::le(&v, &Term::int(5)), modulus], &v).unwrap();
+        assert_eq!(kept, vec![Term::le(&x, &Term::int(5))]);
     }
 }

@@ -25,6 +25,7 @@
 //! negations form an inductive invariant excluding the unsafe states: the
 //! proof, certified by the caller like any other.
 
+mod affine;
 mod fixpoint;
 mod sampling;
 mod templates;

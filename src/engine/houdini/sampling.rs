@@ -2,6 +2,7 @@
 //! the candidates of each location they visit (violated ones go), and the
 //! seeding of locations sampling never reached.
 
+use super::affine::{Hulls, HULL_LOOKS};
 use super::fixpoint::Houdini;
 use super::templates::{candidates, Atom, Candidate, Shape, Vocabulary, PAIR_LOOKS, RANGE_CAP};
 use crate::exec::State;
@@ -16,7 +17,7 @@ const MAX_LOOKS: u64 = 256;
 
 /// Sampled executions at most: every mode of choosing values, then
 /// spikes at the second choice.
-const SAMPLED_RUNS: usize = 12;
+const SAMPLED_RUNS: usize = 13;
 
 /// Steps of the first sampled execution.
 const FIRST_RUN: u64 = 1 << 18;
@@ -67,6 +68,7 @@ impl Houdini<'_> {
                 None => true,
             })
             .collect();
+        let mut hulls = Hulls::new(&voc, places);
         let mut entered = true;
         let (steps, mut progress) = (Cell::new(0u64), 0u64);
         // runs as long as twice the deepest first visit to a location so
@@ -104,6 +106,9 @@ impl Houdini<'_> {
             if *looks > MAX_LOOKS {
                 return true;
             }
+            if *looks <= HULL_LOOKS {
+                hulls.look(at, st);
+            }
             // whole ranges (up to a bound) at first, then their ends
             let window = if *looks <= 8 { RANGE_CAP } else { 16 };
             // (pairs, costlier, only on the first looks once their ranges
@@ -128,7 +133,14 @@ impl Houdini<'_> {
         if let Some(p) = pc {
             seed_unvisited(sys, &prog.scalar_terms[p], &|l| slot(Some(l)), base, &mut by_loc, &visits);
         }
-        let (cubes, more) = self.survivors(&voc, by_loc, &visits, base);
+        let (mut cubes, more) = self.survivors(&voc, by_loc, &visits, base);
+        let known: HashSet<_> = cubes.iter().chain(&more).map(|c| c.key()).collect();
+        let solved = hulls.cubes(&voc, &|k| pc.map(|_| base + k as i64));
+        tracing::debug!("houdini: {} candidates from affine hulls", solved.len());
+        for c in &solved {
+            tracing::trace!("houdini: affine candidate {c}");
+        }
+        cubes.extend(solved.into_iter().filter(|c| !known.contains(&c.key())));
         self.counts.1 = cubes.len() + more.len();
         Ok((cubes, more))
     }

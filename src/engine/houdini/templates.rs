@@ -166,6 +166,12 @@ fn value(a: Atom, st: &State, z: i64, z2: i64) -> Option<Span> {
     }
 }
 
+/// The value of an atom in a state at position `z`, if it has one (not a
+/// cell no step has fixed).
+pub(super) fn exact_at(a: Atom, st: &State, z: i64) -> Option<i64> {
+    value(a, st, z, 0).filter(|v| v.0 == v.1).map(|v| v.0)
+}
+
 /// Whether some values of the two atoms are in the relation.
 fn related(rel: Rel, a: Option<Span>, b: Option<Span>) -> bool {
     let (Some((al, ah, fa)), Some((bl, bh, fb))) = (a, b) else { return false };
@@ -307,7 +313,7 @@ fn index_scalars(sys: &System) -> HashSet<Term> {
 pub(super) type Shape = (Option<(Atom, Atom)>, Option<(Atom, Atom, bool)>, Option<(usize, i64)>, Option<(Rel, Atom, Atom)>, Rel, Atom, Atom);
 
 /// What the templates range over, read off the program.
-struct Words {
+pub(super) struct Words {
     /// Integer literals (and 0).
     nums: Vec<i64>,
     /// The small ones, as values.
@@ -315,15 +321,15 @@ struct Words {
     /// Integer scalar slots (the control variable excepted).
     ints: Vec<usize>,
     /// Those used as array indices.
-    idx: Vec<usize>,
+    pub(super) idx: Vec<usize>,
     /// Those never used as indices: values.
-    values: Vec<usize>,
+    pub(super) values: Vec<usize>,
     /// Value scalars equal to 0 or 1 (flags).
     flags: Vec<(usize, i64)>,
     /// The constants of mirror-order reads.
     mirrors: Vec<i64>,
     /// One-dimensional arrays of integers indexed by integers.
-    arrays: Vec<usize>,
+    pub(super) arrays: Vec<usize>,
 }
 
 impl Words {
@@ -463,7 +469,7 @@ fn sign_pairs(w: &Words) -> Vec<SignPair> {
 }
 
 /// The upper ends of ranges: the lower ones, and literals plus one.
-fn range_ends(w: &Words) -> (Vec<Atom>, Vec<Atom>) {
+pub(super) fn range_ends(w: &Words) -> (Vec<Atom>, Vec<Atom>) {
     let mut los: Vec<Atom> = w.idx.iter().flat_map(|&s| [Atom::Scalar(s, 0), Atom::Scalar(s, 1)]).collect();
     los.extend(w.places());
     let mut his = los.clone();

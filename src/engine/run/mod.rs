@@ -33,6 +33,8 @@ pub enum Mode {
     Low,
     /// Uniform in -3..=3 (many repetitions).
     Small,
+    /// Uniform in 0..=40: sizes of a few dozen, loops that end.
+    Moderate,
     /// Constants of the system and values a solver suggests from the error
     /// condition, ±1.
     Suggested,
@@ -45,8 +47,19 @@ pub enum Mode {
 
 impl Mode {
     /// The modes in the order runs use them.
-    pub const ALL: [Mode; 10] =
-        [Mode::Zero, Mode::Random, Mode::Decreasing, Mode::Increasing, Mode::Small, Mode::High, Mode::Low, Mode::Suggested, Mode::SpikeHigh, Mode::SpikeLow];
+    pub const ALL: [Mode; 11] = [
+        Mode::Zero,
+        Mode::Random,
+        Mode::Decreasing,
+        Mode::Increasing,
+        Mode::Small,
+        Mode::High,
+        Mode::Low,
+        Mode::Suggested,
+        Mode::SpikeHigh,
+        Mode::SpikeLow,
+        Mode::Moderate,
+    ];
     /// A lower-case name for notes.
     pub fn name(self) -> &'static str {
         match self {
@@ -57,6 +70,7 @@ impl Mode {
             Mode::High => "high",
             Mode::Low => "low",
             Mode::Small => "small",
+            Mode::Moderate => "moderate",
             Mode::Suggested => "suggested",
             Mode::SpikeHigh => "spike-high",
             Mode::SpikeLow => "spike-low",
@@ -178,6 +192,7 @@ impl<'a> Chooser<'a> {
                 clamp(if self.mode == Mode::Increasing { c } else { -c })
             }
             Mode::Small => clamp(self.rng.range(-3, 3)),
+            Mode::Moderate => clamp(self.rng.range(0, 40)),
             Mode::SpikeHigh | Mode::SpikeLow if nth == self.initial.saturating_add(self.spike) => {
                 if self.mode == Mode::SpikeHigh {
                     nhi
