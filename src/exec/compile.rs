@@ -115,6 +115,9 @@ pub struct Program {
     pub unsafe_at: Vec<bool>,
     /// Integer literals of the system (values suggested to the strategy).
     pub constants: Vec<i64>,
+    /// Values a solver suggests from the error condition (set by the
+    /// forward engine; tried exactly, and often, by its suggested mode).
+    pub suggested: Vec<i64>,
 }
 
 /// What compiling a term may refer to.
@@ -276,68 +279,132 @@ pub fn compile(sys: &System) -> Result<Program, Unsupported> {
     if !sys.axioms.is_empty() {
         return Err(Unsupported("systems with axioms".into()));
     }
-    let mut scalars = HashMap::new();
-    let mut arrays = HashMap::new();
-    let mut scalar_terms = vec![];
-    let mut array_vars = vec![];
-    let mut scalar_sorts = vec![];
-    for (i, v) in sys.vars.iter().enumerate() {
-        if v.is_array {
-            let dims = v.term.sort().as_array().map(|a| a.index.len()).unwrap_or(1);
-            if dims > 2 {
-                return Err(Unsupported(format!("array {} has more than two dimensions", v.name())));
-            }
-            sort_range(&v.value_sort())?;
-            arrays.insert(v.term.clone(), array_vars.len());
-            array_vars.push(i);
-        } else {
-            scalars.insert(v.term.clone(), scalar_terms.len());
-            scalar_terms.push(v.term.clone());
-            scalar_sorts.push(v.value_sort());
-        }
-    }
-    for c in &sys.consts {
-        scalars.insert(c.clone(), scalar_terms.len());
-        scalar_terms.push(c.clone());
-        scalar_sorts.push(c.sort().clone());
-    }
-    let scope = |locals: HashMap<Term, usize>| Scope { scalars: &scalars, arrays: &arrays, locals };
-    let top = scope(HashMap::new());
-    // initial states
-    let mut scalar_init: Vec<Range> = Vec::new();
-    for s in &scalar_sorts {
-        let (lo, hi) = sort_range(s)?;
-        scalar_init.push(Range { lo, hi });
-    }
-    let mut array_init: Vec<(Option<i64>, Range)> = Vec::new();
-    for &vi in &array_vars {
-        let (lo, hi) = sort_range(&sys.vars[vi].value_sort())?;
-        array_init.push((None, Range { lo, hi }));
-    }
-    let mut init_check = vec![];
-    for q in &sys.initial {
-        for lit in &q.lits {
-            let used: Vec<&Term> = q.vars.iter().filter(|x| occurs(x, lit)).collect();
-            if used.is_empty() {
-                for (slot, t) in scalar_terms.iter().enumerate() {
-                    if let Some(side) = side_of(lit, t).or_else(|| bool_side(lit, t)) {
-                        narrow(&mut scalar_init[slot], side);
-                    }
+    let slots = Slots::of(sys)?;
+    let (scalar_init, array_init, init_check) = slots.initial(sys)?;
+    let (mut steps, guards) = slots.steps(sys)?;
+    let dispatch = slots.dispatch(&guards);
+    let (by_pc, others) = slots.buckets(sys, &guards, dispatch, &mut steps)?;
+    let exclusive = exclusive_buckets(sys, &guards, &by_pc, &others);
+    let (unsafe_, unsafe_at) = slots.unsafe_cubes(sys, dispatch, by_pc.len())?;
+    Ok(Program {
+        scalar_terms: slots.scalar_terms,
+        array_vars: slots.array_vars,
+        scalar_init,
+        init_check,
+        array_init,
+        steps,
+        dispatch: dispatch.map(|(s, lo, _)| (s, lo)),
+        by_pc,
+        others,
+        exclusive,
+        unsafe_,
+        unsafe_at,
+        constants: constants(sys),
+        suggested: vec![],
+    })
+}
+
+/// The slots of a system's variables: scalars (state scalars, then rigid
+/// constants) and arrays, numbered in order.
+struct Slots {
+    scalars: HashMap<Term, usize>,
+    arrays: HashMap<Term, usize>,
+    scalar_terms: Vec<Term>,
+    array_vars: Vec<usize>,
+    scalar_sorts: Vec<Sort>,
+}
+
+/// The initial states as compiled: ranges of the scalars, defaults and
+/// ranges of the arrays, and the literals to check.
+type Initial = (Vec<Range>, Vec<(Option<i64>, Range)>, Vec<Expr>);
+
+/// A dispatch variable's slot and the range of its values.
+type Dispatch = Option<(usize, i64, i64)>;
+
+impl Slots {
+    fn of(sys: &System) -> Result<Slots, Unsupported> {
+        let mut out = Slots { scalars: HashMap::new(), arrays: HashMap::new(), scalar_terms: vec![], array_vars: vec![], scalar_sorts: vec![] };
+        for (i, v) in sys.vars.iter().enumerate() {
+            if v.is_array {
+                let dims = v.term.sort().as_array().map(|a| a.index.len()).unwrap_or(1);
+                if dims > 2 {
+                    return Err(Unsupported(format!("array {} has more than two dimensions", v.name())));
                 }
-                init_check.push(top.compile(lit)?);
+                sort_range(&v.value_sort())?;
+                out.arrays.insert(v.term.clone(), out.array_vars.len());
+                out.array_vars.push(i);
             } else {
-                array_literal(lit, &q.vars, &arrays, &mut array_init)?;
+                out.scalars.insert(v.term.clone(), out.scalar_terms.len());
+                out.scalar_terms.push(v.term.clone());
+                out.scalar_sorts.push(v.value_sort());
             }
         }
-    }
-    // transitions
-    let mut steps = vec![];
-    let mut guards = vec![];
-    for t in &sys.transitions {
-        if t.uguard.is_some() {
-            return Err(Unsupported(format!("transition {} has a universal guard", t.name)));
+        for c in &sys.consts {
+            out.scalars.insert(c.clone(), out.scalar_terms.len());
+            out.scalar_terms.push(c.clone());
+            out.scalar_sorts.push(c.sort().clone());
         }
-        // parameters are inputs too: integers, pairwise distinct (non-negative for `nat`)
+        Ok(out)
+    }
+
+    /// The scope of these slots with the given locals.
+    fn scope(&self, locals: HashMap<Term, usize>) -> Scope<'_> {
+        Scope { scalars: &self.scalars, arrays: &self.arrays, locals }
+    }
+
+    /// The initial states: ranges narrowed by the literals on scalars, the
+    /// arrays' defaults, the ground literals to check.
+    fn initial(&self, sys: &System) -> Result<Initial, Unsupported> {
+        let top = self.scope(HashMap::new());
+        let mut scalar_init: Vec<Range> = Vec::new();
+        for s in &self.scalar_sorts {
+            let (lo, hi) = sort_range(s)?;
+            scalar_init.push(Range { lo, hi });
+        }
+        let mut array_init: Vec<(Option<i64>, Range)> = Vec::new();
+        for &vi in &self.array_vars {
+            let (lo, hi) = sort_range(&sys.vars[vi].value_sort())?;
+            array_init.push((None, Range { lo, hi }));
+        }
+        let mut init_check = vec![];
+        for q in &sys.initial {
+            for lit in &q.lits {
+                let used: Vec<&Term> = q.vars.iter().filter(|x| occurs(x, lit)).collect();
+                if used.is_empty() {
+                    for (slot, t) in self.scalar_terms.iter().enumerate() {
+                        if let Some(side) = side_of(lit, t).or_else(|| bool_side(lit, t)) {
+                            narrow(&mut scalar_init[slot], side);
+                        }
+                    }
+                    init_check.push(top.compile(lit)?);
+                } else {
+                    array_literal(lit, &q.vars, &self.arrays, &mut array_init)?;
+                }
+            }
+        }
+        Ok((scalar_init, array_init, init_check))
+    }
+
+    /// Each transition's step (its guard compiled later, by
+    /// [`Slots::buckets`]) and its guard's literals.
+    fn steps(&self, sys: &System) -> Result<(Vec<Step>, Vec<Vec<Term>>), Unsupported> {
+        let mut steps = vec![];
+        let mut guards = vec![];
+        for t in &sys.transitions {
+            if t.uguard.is_some() {
+                return Err(Unsupported(format!("transition {} has a universal guard", t.name)));
+            }
+            let (step, lits) = self.step(sys, t)?;
+            steps.push(step);
+            guards.push(lits);
+        }
+        Ok((steps, guards))
+    }
+
+    /// A transition's step: its inputs' bounds and its updates; with its
+    /// guard's literals (parameters pairwise distinct, non-negative for
+    /// `nat`).
+    fn step(&self, sys: &System, t: &crate::system::Transition) -> Result<(Step, Vec<Term>), Unsupported> {
         let inputs = t.inputs();
         let mut locals: HashMap<Term, usize> = inputs.iter().cloned().enumerate().map(|(i, v)| (v, i)).collect();
         let nvals = inputs.len();
@@ -351,27 +418,8 @@ pub fn compile(sys: &System) -> Result<Program, Unsupported> {
             lits.extend(t.params.iter().map(|p| Term::le(&Term::int(0), p)));
         }
         lits.sort_by_cached_key(|l| l.to_string());
-        let sc = scope(locals.clone());
-        let mut values = vec![];
-        for v in &inputs {
-            let (lo, hi) = sort_range(v.sort())?;
-            let mut b = Bounds { range: (lo, hi), ..Bounds::default() };
-            if let Some(k) = unused.iter().position(|p| *p == v) {
-                // an unused parameter: any value distinct from the others
-                b.equal.push(Expr::Const(UNUSED_PARAM + k as i64));
-            }
-            for lit in &lits {
-                let side = side_of(lit, v).or_else(|| bool_side(lit, v));
-                let free = |e: &Term| inputs.iter().all(|w| !occurs(w, e));
-                match side {
-                    Some(Side::Lower(e, k)) if free(&e) => b.lower.push(offset(top.compile(&e)?, k)),
-                    Some(Side::Upper(e, k)) if free(&e) => b.upper.push(offset(top.compile(&e)?, k)),
-                    Some(Side::Equal(e)) if free(&e) => b.equal.push(top.compile(&e)?),
-                    _ => {}
-                }
-            }
-            values.push(b);
-        }
+        let sc = self.scope(locals.clone());
+        let values = inputs.iter().map(|v| self.bounds(v, &inputs, &unused, &lits)).collect::<Result<Vec<_>, _>>()?;
         let mut su = vec![];
         let mut au = vec![];
         let mut nlocals = nvals;
@@ -379,7 +427,7 @@ pub fn compile(sys: &System) -> Result<Program, Unsupported> {
             let sv = &sys.vars[u.var];
             let range = sort_range(&sv.value_sort())?;
             if !sv.is_array {
-                su.push((scalars[&sv.term], sc.compile(&u.value)?, range));
+                su.push((self.scalars[&sv.term], sc.compile(&u.value)?, range));
                 continue;
             }
             let Op::Lambda(js) = u.value.op() else {
@@ -393,94 +441,140 @@ pub fn compile(sys: &System) -> Result<Program, Unsupported> {
                 locals.insert(j.clone(), nvals + k);
             }
             nlocals = nlocals.max(nvals + js.len());
-            let lsc = scope(locals.clone());
+            let lsc = self.scope(locals.clone());
             let points = points.iter().map(|ps| ps.iter().map(|p| sc.compile(p)).collect::<Result<Vec<_>, _>>()).collect::<Result<Vec<_>, _>>()?;
-            au.push(ArrayUpdate { array: arrays[&sv.term], points, body: lsc.compile(body)?, first_local: nvals, range });
+            au.push(ArrayUpdate { array: self.arrays[&sv.term], points, body: lsc.compile(body)?, first_local: nvals, range });
         }
-        guards.push(lits.clone());
-        steps.push(Step { guard: vec![], value_free: 0, values, scalars: su, arrays: au, locals: nlocals.max(1) });
+        let step = Step { guard: vec![], value_free: 0, values, scalars: su, arrays: au, locals: nlocals.max(1) };
+        Ok((step, lits))
     }
-    // dispatch on the enumeration scalar most guards test against a constant
-    let pc_test = |lits: &[Term], slot: usize| -> Option<(usize, i64)> {
+
+    /// The bounds the guard's literals `lits` put on input `v` (by terms
+    /// free of inputs); an unused parameter is any value distinct from the
+    /// others.
+    fn bounds(&self, v: &Term, inputs: &[Term], unused: &[&Term], lits: &[Term]) -> Result<Bounds, Unsupported> {
+        let top = self.scope(HashMap::new());
+        let (lo, hi) = sort_range(v.sort())?;
+        let mut b = Bounds { range: (lo, hi), ..Bounds::default() };
+        if let Some(k) = unused.iter().position(|p| *p == v) {
+            b.equal.push(Expr::Const(UNUSED_PARAM + k as i64));
+        }
+        for lit in lits {
+            let side = side_of(lit, v).or_else(|| bool_side(lit, v));
+            let free = |e: &Term| inputs.iter().all(|w| !occurs(w, e));
+            match side {
+                Some(Side::Lower(e, k)) if free(&e) => b.lower.push(offset(top.compile(&e)?, k)),
+                Some(Side::Upper(e, k)) if free(&e) => b.upper.push(offset(top.compile(&e)?, k)),
+                Some(Side::Equal(e)) if free(&e) => b.equal.push(top.compile(&e)?),
+                _ => {}
+            }
+        }
+        Ok(b)
+    }
+
+    /// The position of a literal among `lits` testing scalar `slot`
+    /// against a constant, and the constant.
+    fn pc_test(&self, lits: &[Term], slot: usize) -> Option<(usize, i64)> {
+        let var = &self.scalar_terms[slot];
         lits.iter().enumerate().find_map(|(k, l)| match l.op() {
-            Op::Eq => {
+            Op::Eq if l.args()[0] == *var => {
                 let a = l.args();
-                let var = &scalar_terms[slot];
-                if a[0] == *var {
-                    a[1].as_int()
-                        .or(match a[1].op() {
-                            Op::EnumConst(n) => Some(*n),
-                            _ => None,
-                        })
-                        .map(|n| (k, n))
-                } else {
-                    None
-                }
+                a[1].as_int()
+                    .or(match a[1].op() {
+                        Op::EnumConst(n) => Some(*n),
+                        _ => None,
+                    })
+                    .map(|n| (k, n))
             }
             _ => None,
         })
-    };
-    let mut dispatch = None;
-    let mut best = 0;
-    for (slot, s) in scalar_sorts.iter().enumerate() {
-        if let (Sort::Enum(_), Some((lo, hi))) = (s, s.finite_range()) {
-            let n = guards.iter().filter(|g| pc_test(g, slot).is_some()).count();
-            if n > best && hi - lo < 1 << 20 {
-                best = n;
-                dispatch = Some((slot, lo, hi));
-            }
-        }
     }
-    let mut by_pc = vec![];
-    let mut others = vec![];
-    for (ti, lits) in guards.iter().enumerate() {
-        let sc = scope(sys.transitions[ti].inputs().into_iter().enumerate().map(|(i, v)| (v, i)).collect());
-        let mut lits = lits.clone();
-        match dispatch.and_then(|(slot, _, _)| pc_test(&lits, slot)) {
-            Some((k, n)) => {
-                let (_, lo, hi) = dispatch.unwrap();
-                if by_pc.is_empty() {
-                    by_pc = vec![vec![]; (hi - lo + 1) as usize];
-                }
-                lits.remove(k);
-                if (lo..=hi).contains(&n) {
-                    by_pc[(n - lo) as usize].push(ti);
+
+    /// The enumeration scalar most guards test against a constant (with
+    /// its range): transitions are dispatched on it.
+    fn dispatch(&self, guards: &[Vec<Term>]) -> Dispatch {
+        let mut dispatch = None;
+        let mut best = 0;
+        for (slot, s) in self.scalar_sorts.iter().enumerate() {
+            if let (Sort::Enum(_), Some((lo, hi))) = (s, s.finite_range()) {
+                let n = guards.iter().filter(|g| self.pc_test(g, slot).is_some()).count();
+                if n > best && hi - lo < 1 << 20 {
+                    best = n;
+                    dispatch = Some((slot, lo, hi));
                 }
             }
-            None => others.push(ti),
         }
-        let mut guard: Vec<Expr> = lits.iter().map(|l| sc.compile(l)).collect::<Result<_, _>>()?;
-        guard.sort_by_key(|g| g.mentions(&[]));
-        steps[ti].value_free = guard.iter().filter(|g| !g.mentions(&[])).count();
-        steps[ti].guard = guard;
+        dispatch
     }
-    // buckets whose transitions exclude each other
+
+    /// The transitions by value of the dispatch variable, and the others;
+    /// compiles each step's guard (without the dispatch test).
+    fn buckets(&self, sys: &System, guards: &[Vec<Term>], dispatch: Dispatch, steps: &mut [Step]) -> Result<(Vec<Vec<usize>>, Vec<usize>), Unsupported> {
+        let mut by_pc = vec![];
+        let mut others = vec![];
+        for (ti, lits) in guards.iter().enumerate() {
+            let sc = self.scope(sys.transitions[ti].inputs().into_iter().enumerate().map(|(i, v)| (v, i)).collect());
+            let mut lits = lits.clone();
+            match dispatch.and_then(|(slot, lo, hi)| self.pc_test(&lits, slot).map(|t| (t, lo, hi))) {
+                Some(((k, n), lo, hi)) => {
+                    if by_pc.is_empty() {
+                        by_pc = vec![vec![]; (hi - lo + 1) as usize];
+                    }
+                    lits.remove(k);
+                    if (lo..=hi).contains(&n) {
+                        by_pc[(n - lo) as usize].push(ti);
+                    }
+                }
+                None => others.push(ti),
+            }
+            let mut guard: Vec<Expr> = lits.iter().map(|l| sc.compile(l)).collect::<Result<_, _>>()?;
+            guard.sort_by_key(|g| g.mentions(&[]));
+            steps[ti].value_free = guard.iter().filter(|g| !g.mentions(&[])).count();
+            steps[ti].guard = guard;
+        }
+        Ok((by_pc, others))
+    }
+
+    /// The unsafe cubes compiled (literals on scalars only first, a cheap
+    /// rejection), and the values of the dispatch variable where one may hold.
+    fn unsafe_cubes(&self, sys: &System, dispatch: Dispatch, places: usize) -> Result<(Vec<Expr>, Vec<bool>), Unsupported> {
+        let top = self.scope(HashMap::new());
+        let mut unsafe_ = vec![];
+        let mut unsafe_at = vec![false; places];
+        for q in &sys.unsafe_ {
+            match dispatch.and_then(|(slot, lo, _)| self.pc_test(&q.lits, slot).map(|(_, n)| n - lo)) {
+                Some(k) => {
+                    if let Some(b) = unsafe_at.get_mut(k as usize) {
+                        *b = true;
+                    }
+                }
+                None => unsafe_at.iter_mut().for_each(|b| *b = true),
+            }
+            if q.vars.iter().any(|z| occurs(z, &q.body())) {
+                return Err(Unsupported("unsafe cubes whose index variables occur".into()));
+            }
+            let mut lits = q.lits.clone();
+            lits.sort_by_cached_key(|l| l.to_string());
+            lits.sort_by_key(|l| crate::logic::collect(l, &|t: &Term| matches!(t.op(), Op::Select)).len());
+            unsafe_.push(Expr::And(lits.iter().map(|l| top.compile(l)).collect::<Result<_, _>>()?));
+        }
+        Ok((unsafe_, unsafe_at))
+    }
+}
+
+/// For each bucket of transitions, whether they exclude each other (a
+/// ground literal of one guard whose complement is in the other's).
+fn exclusive_buckets(sys: &System, guards: &[Vec<Term>], by_pc: &[Vec<usize>], others: &[usize]) -> Vec<bool> {
     let exclusive_pair = |a: usize, b: usize| {
         let inputs: Vec<Term> = sys.transitions[a].inputs().into_iter().chain(sys.transitions[b].inputs()).collect();
         guards[a].iter().any(|l| inputs.iter().all(|v| !occurs(v, l)) && complements(l).iter().any(|c| guards[b].contains(c)))
     };
-    let exclusive =
-        by_pc.iter().map(|ts| others.is_empty() && ts.iter().enumerate().all(|(k, &a)| ts[k + 1..].iter().all(|&b| exclusive_pair(a, b)))).collect();
-    // unsafe cubes: literals on scalars only come first (cheap rejection)
-    let mut unsafe_ = vec![];
-    let mut unsafe_at = vec![false; by_pc.len()];
-    for q in &sys.unsafe_ {
-        match dispatch.and_then(|(slot, lo, _)| pc_test(&q.lits, slot).map(|(_, n)| n - lo)) {
-            Some(k) => {
-                if let Some(b) = unsafe_at.get_mut(k as usize) {
-                    *b = true;
-                }
-            }
-            None => unsafe_at.iter_mut().for_each(|b| *b = true),
-        }
-        if q.vars.iter().any(|z| occurs(z, &q.body())) {
-            return Err(Unsupported("unsafe cubes whose index variables occur".into()));
-        }
-        let mut lits = q.lits.clone();
-        lits.sort_by_cached_key(|l| l.to_string());
-        lits.sort_by_key(|l| crate::logic::collect(l, &|t: &Term| matches!(t.op(), Op::Select)).len());
-        unsafe_.push(Expr::And(lits.iter().map(|l| top.compile(l)).collect::<Result<_, _>>()?));
-    }
+    by_pc.iter().map(|ts| others.is_empty() && ts.iter().enumerate().all(|(k, &a)| ts[k + 1..].iter().all(|&b| exclusive_pair(a, b)))).collect()
+}
+
+/// The integer literals of the system's guards, unsafe cubes and updates,
+/// each ±1, sorted.
+fn constants(sys: &System) -> Vec<i64> {
     let mut constants = vec![];
     let mut all_terms: Vec<Term> = sys.transitions.iter().map(|t| t.guard.clone()).collect();
     all_terms.extend(sys.unsafe_.iter().map(|q| q.body()));
@@ -496,21 +590,7 @@ pub fn compile(sys: &System) -> Result<Program, Unsupported> {
         }
     }
     constants.sort();
-    Ok(Program {
-        scalar_terms,
-        array_vars,
-        scalar_init,
-        init_check,
-        array_init,
-        steps,
-        dispatch: dispatch.map(|(s, lo, _)| (s, lo)),
-        by_pc,
-        others,
-        exclusive,
-        unsafe_,
-        unsafe_at,
-        constants,
-    })
+    constants
 }
 
 /// Literals equivalent to the negation of `l`: `¬l`, and for `a < b` also

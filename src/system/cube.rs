@@ -448,15 +448,29 @@ fn simplify_real_comparison(atom: &Term) -> Option<Term> {
 fn propagate(mut lits: Vec<Term>, distinct: &HashSet<Term>) -> Option<Vec<Term>> {
     loop {
         let mut map: HashMap<Term, Term> = HashMap::new();
+        // a term defined twice: two values (or two distinct variables)
+        // contradict each other; a value and a variable make the variable
+        // equal to the value (`i = 0 ∧ z1 = i` is `z1 = 0`), the value
+        // staying the definition
+        let mut implied = vec![];
         for l in &lits {
             if let Some((t, v)) = definition(l, distinct) {
-                if let Some(old) = map.get(&t) {
-                    if *old != v {
-                        return None;
+                match map.get(&t) {
+                    Some(old) if *old == v => {}
+                    Some(old) if old.is_value() == v.is_value() => return None,
+                    Some(old) => {
+                        let (value, var) = if old.is_value() { (old.clone(), v) } else { (v, old.clone()) };
+                        implied.push(Term::eq(&var, &value));
+                        map.insert(t, value);
+                    }
+                    None => {
+                        map.insert(t, v);
                     }
                 }
-                map.entry(t).or_insert(v);
             }
+        }
+        if !implied.is_empty() {
+            lits.extend(implied);
         }
         let mut changed = false;
         let mut next = Vec::with_capacity(lits.len());
@@ -490,10 +504,7 @@ fn propagate(mut lits: Vec<Term>, distinct: &HashSet<Term>) -> Option<Vec<Term>>
             lits = closed;
             changed = true;
         }
-        if !changed {
-            return Some(lits);
-        }
-        if needs_resplit(&lits) {
+        if !changed || needs_resplit(&lits) {
             return Some(lits);
         }
     }
@@ -680,5 +691,29 @@ mod tests {
         assert!(Cube::normalize(&vars, &[Term::lt(&Term::add([tick.clone(), Term::real(1, 1)]), &tick)]).is_empty());
         let cs = Cube::normalize(&vars, &[Term::le(&tick, &Term::add([tick.clone(), Term::real(2, 1)])), Term::eq(&a1, &v2)]);
         assert_eq!(cs[0].lits, plain[0].lits);
+    }
+}
+
+#[cfg(test)]
+mod ite_cases {
+    use super::*;
+    use crate::logic::{Sort, Term};
+
+    /// The pre-image of `b[z] ≠ N` under `b[j] := ite(i = 0, ite(j = 0, 1,
+    /// b[j]), ite(i = j, x, b[j]))`: the case `i = 0 ∧ z = 0` (where `z = i`
+    /// too) gives `N ≠ 1`; it was once lost, taken for a contradiction
+    /// because `i` was defined both as 0 and as `z`.
+    #[test]
+    fn nested_ites_keep_every_case() {
+        let z = zvar(0, &Sort::Int);
+        let (i, n) = (Term::var("i", Sort::Int), Term::var("N", Sort::Int));
+        let b = Term::var("b", Sort::array(vec![Sort::Int], Sort::Int));
+        let x = Term::var("x", Sort::Int);
+        let zero = Term::int(0);
+        let bz = Term::select(&b, std::slice::from_ref(&z));
+        let v = Term::ite(&Term::eq(&i, &zero), &Term::ite(&Term::eq(&z, &zero), &Term::int(1), &bz), &Term::ite(&Term::eq(&i, &z), &x, &bz));
+        let lits = [Term::le(&zero, &z), Term::lt(&z, &Term::add([i.clone(), Term::int(1)])), Term::lt(&i, &n), Term::eq(&n, &v).not()];
+        let cases: Vec<String> = Cube::normalize(std::slice::from_ref(&z), &lits).iter().map(|c| c.to_string()).collect();
+        assert!(cases.iter().any(|c| c.contains("(= i 0)") && c.contains("(not (= N 1))")), "the case i = 0, z = 0 is missing: {cases:#?}");
     }
 }

@@ -370,11 +370,20 @@ impl<'a> Houdini<'a> {
         for m in &self.members {
             tracing::trace!("houdini member {}", m.cube);
         }
-        // Houdini's fixpoint, by rounds: the pre-images of the live members,
-        // location by location, checked together; a counter-model drops the
-        // members whose pre-images it satisfies (or, for unsafe and backward
-        // cubes, adds those pre-images), until a round drops nothing
         let mut pre_cache: HashMap<usize, Vec<Cube>> = HashMap::new();
+        if let Some(stop) = self.rounds(&mut pre_cache)? {
+            return Ok(stop);
+        }
+        self.proof(&pre_cache)
+    }
+
+    /// Houdini's fixpoint, by rounds: the pre-images of the live members
+    /// (cached in `pre_cache`), location by location, checked together; a
+    /// counter-model drops the members whose pre-images it satisfies (or,
+    /// for unsafe and backward cubes, adds those pre-images), until a round
+    /// drops nothing. An answer when the search must stop (timeout, an
+    /// unsafe pre-image not covered).
+    fn rounds(&mut self, pre_cache: &mut HashMap<usize, Vec<Cube>>) -> Result<Option<Answer>, String> {
         let mut backward = 0;
         let mut progress = crate::engine::Progress::new("candidate invariants");
         loop {
@@ -386,26 +395,12 @@ impl<'a> Houdini<'a> {
                     self.stats.solver_calls()
                 )
             });
-            let mut batches: std::collections::BTreeMap<String, Vec<(usize, Cube)>> = std::collections::BTreeMap::new();
-            for k in 0..self.members.len() {
-                if !self.members[k].alive {
-                    continue;
-                }
-                if let std::collections::hash_map::Entry::Vacant(e) = pre_cache.entry(k) {
-                    let cube = self.members[k].cube.clone();
-                    let p = self.pre_images(&cube);
-                    e.insert(p);
-                }
-                for p in &pre_cache[&k] {
-                    batches.entry(self.place(p)).or_default().push((k, p.clone()));
-                }
-            }
             let mut changed = false;
-            for (_, batch) in batches {
+            for (_, batch) in self.batches(pre_cache) {
                 let prep = self.prepare(&batch);
                 loop {
                     if self.timed_out() {
-                        return Ok(Answer::Unknown("timeout".into()));
+                        return Ok(Some(Answer::Unknown("timeout".into())));
                     }
                     let live: Vec<usize> = (0..batch.len()).filter(|&j| self.members[batch[j].0].alive).collect();
                     if live.is_empty() {
@@ -420,21 +415,8 @@ impl<'a> Houdini<'a> {
                         Batch::Violated(js) => {
                             changed = true;
                             for j in js {
-                                let (k, p) = &batch[j];
-                                if self.members[*k].mandatory {
-                                    // a step of backward reachability
-                                    if backward >= MAX_BACKWARD {
-                                        tracing::debug!("houdini: uncovered pre-image of a mandatory cube: {p}");
-                                        return Ok(Answer::Unknown("the candidates do not cover the unsafe states' pre-images".into()));
-                                    }
-                                    if self.disjoint_from_initial(vec![p.clone()])?.is_empty() {
-                                        return Ok(Answer::Unknown("a pre-image of the unsafe states meets the initial states".into()));
-                                    }
-                                    backward += 1;
-                                    self.add(p.clone(), true);
-                                } else if self.members[*k].alive {
-                                    tracing::debug!("houdini: dropped {}\n    pre-image not covered: {p}", self.members[*k].cube);
-                                    self.members[*k].alive = false;
+                                if let Some(stop) = self.violated(&batch[j], &mut backward)? {
+                                    return Ok(Some(stop));
                                 }
                             }
                         }
@@ -442,9 +424,61 @@ impl<'a> Houdini<'a> {
                 }
             }
             if !changed {
-                break;
+                return Ok(None);
             }
         }
+    }
+
+    /// The pre-images of the live members (computed once, kept in
+    /// `pre_cache`) by the place they are checked at, each with its member.
+    fn batches(&mut self, pre_cache: &mut HashMap<usize, Vec<Cube>>) -> std::collections::BTreeMap<String, Vec<(usize, Cube)>> {
+        let mut batches: std::collections::BTreeMap<String, Vec<(usize, Cube)>> = std::collections::BTreeMap::new();
+        for k in 0..self.members.len() {
+            if !self.members[k].alive {
+                continue;
+            }
+            if let std::collections::hash_map::Entry::Vacant(e) = pre_cache.entry(k) {
+                let cube = self.members[k].cube.clone();
+                let p = self.pre_images(&cube);
+                for q in &p {
+                    tracing::trace!("houdini: pre-image of {cube}: {q}");
+                }
+                e.insert(p);
+            }
+            for p in &pre_cache[&k] {
+                batches.entry(self.place(p)).or_default().push((k, p.clone()));
+            }
+        }
+        batches
+    }
+
+    /// A member `k` whose pre-image `p` the members do not cover: a
+    /// candidate goes; an unsafe or backward cube gains `p` as a backward
+    /// cube (one more of `backward`, up to a bound). An answer when the
+    /// search must stop.
+    fn violated(&mut self, (k, p): &(usize, Cube), backward: &mut usize) -> Result<Option<Answer>, String> {
+        if self.members[*k].mandatory {
+            // a step of backward reachability
+            if *backward >= MAX_BACKWARD {
+                tracing::debug!("houdini: uncovered pre-image of a mandatory cube: {p}");
+                return Ok(Some(Answer::Unknown("the candidates do not cover the unsafe states' pre-images".into())));
+            }
+            if self.disjoint_from_initial(vec![p.clone()])?.is_empty() {
+                return Ok(Some(Answer::Unknown("a pre-image of the unsafe states meets the initial states".into())));
+            }
+            *backward += 1;
+            self.add(p.clone(), true);
+        } else if self.members[*k].alive {
+            tracing::debug!("houdini: dropped {}\n    pre-image not covered: {p}", self.members[*k].cube);
+            self.members[*k].alive = false;
+        }
+        Ok(None)
+    }
+
+    /// The proof once the rounds are done: the unsafe cubes and,
+    /// transitively, the members that cover their pre-images, each
+    /// pre-image checked alone (the batches' cores are unions).
+    fn proof(&mut self, pre_cache: &HashMap<usize, Vec<Cube>>) -> Result<Answer, String> {
         // the proof: the unsafe cubes and, transitively, the members that
         // cover their pre-images, each pre-image checked alone (the batches'
         // cores are unions)

@@ -156,6 +156,8 @@ struct Chooser<'a> {
     rng: Rng,
     counter: i64,
     constants: &'a [i64],
+    /// Values a solver suggested (a subset of `constants`).
+    suggested: &'a [i64],
     /// Choices made so far (values from a range of several, transitions among several enabled).
     choices: u64,
     /// Which choice after the initial state the spike modes make extreme.
@@ -168,8 +170,9 @@ struct Chooser<'a> {
 
 impl<'a> Chooser<'a> {
     /// A chooser at the start of a run.
-    fn new(mode: Mode, seed: u64, constants: &'a [i64], spike: u64) -> Chooser<'a> {
-        Chooser { mode, rng: Rng(seed), counter: 0, constants, choices: 0, spike, initial: u64::MAX, cells: vec![] }
+    fn new(mode: Mode, seed: u64, prog: &'a Program, spike: u64) -> Chooser<'a> {
+        let (constants, suggested) = (&prog.constants[..], &prog.suggested[..]);
+        Chooser { mode, rng: Rng(seed), counter: 0, constants, suggested, choices: 0, spike, initial: u64::MAX, cells: vec![] }
     }
 
     /// A value in `lo..=hi` by the mode.
@@ -211,8 +214,12 @@ impl<'a> Chooser<'a> {
             },
         }
     }
+    /// A constant of the system (±1) in range, half the time one a solver
+    /// suggested exactly.
     fn suggested(&mut self, lo: i64, hi: i64) -> i64 {
-        let inside = || self.constants.iter().copied().filter(|c| (lo..=hi).contains(c));
+        let exact = self.rng.next() % 2 == 0 && self.suggested.iter().any(|c| (lo..=hi).contains(c));
+        let pool = if exact { self.suggested } else { self.constants };
+        let inside = || pool.iter().copied().filter(|c| (lo..=hi).contains(c));
         let n = inside().count() as u64;
         if n == 0 {
             return 0i64.clamp(lo, hi);
@@ -387,8 +394,7 @@ struct Setting<'a> {
 
 /// One run from a fresh initial state.
 fn run_once(set: &Setting, mode: Mode, seed: u64, spike: u64, limit: u64) -> RunEnd {
-    let constants = &set.prog.constants;
-    let mut ch = Chooser::new(mode, seed, constants, spike);
+    let mut ch = Chooser::new(mode, seed, set.prog, spike);
     let (end, steps, accelerated) = execute(set, &mut ch, limit, &mut |_, _| true);
     RunEnd { end, steps, accelerated, choices: ch.choices }
 }
@@ -442,7 +448,7 @@ pub fn sample(
     for r in 0..runs {
         let (mode, spike) = sampled_mode(r);
         let seed = seed.wrapping_add((r as u64).wrapping_mul(0x2545_f491_4f6c_dd1d));
-        let mut ch = Chooser::new(mode, seed, &prog.constants, spike);
+        let mut ch = Chooser::new(mode, seed, prog, spike);
         let limit = limit(r);
         let (end, _, _) = execute(&set, &mut ch, limit, observe);
         if matches!(end, End::Found(_)) {
@@ -644,7 +650,8 @@ fn dims(sys: &System, prog: &Program, slot: usize) -> usize {
 pub fn search(sys: &System, opts: &Options) -> Result<Summary, Unsupported> {
     let mut prog = compile(sys)?;
     // the constants mode also tries the values a solver suggests
-    for v in suggested_values(sys) {
+    prog.suggested = suggested_values(sys);
+    for &v in &prog.suggested {
         for k in [v.saturating_sub(1), v, v.saturating_add(1)] {
             if !prog.constants.contains(&k) {
                 prog.constants.push(k);
