@@ -261,6 +261,9 @@ pub struct ConcreteTrace {
     pub states: Vec<Vec<Value>>,
     /// The steps: transition index and its parameters' processes.
     pub steps: Vec<(usize, Vec<usize>)>,
+    /// The nondeterministic values each step chose (the transition's
+    /// `values`, in order; empty where the replay has none).
+    pub values: Vec<Vec<Term>>,
 }
 
 /// The value of a state variable in a concrete state.

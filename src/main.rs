@@ -41,6 +41,22 @@ enum Command {
     /// Check many models (each in its own process, with time and memory
     /// limits) and compare with expected verdicts and reference times.
     Bench(arrax::bench::BenchArgs),
+    /// Validate a violation witness (SV-COMP YAML 2.0) of a C program by
+    /// replaying it: exit 1 when a run following it reaches the error
+    /// (`witness confirmed`), 3 when none is found (`witness not
+    /// confirmed: …`), 2 for bad input.
+    Validate {
+        /// The C program (`.c`, `.i`) or SV-COMP task file (`.yml`).
+        file: PathBuf,
+        /// The violation witness.
+        witness: PathBuf,
+        /// Time limit in seconds.
+        #[arg(long)]
+        timeout: Option<f64>,
+        /// The C data model, over a task file's (default ILP32).
+        #[arg(long, value_enum)]
+        data_model: Option<DataModelArg>,
+    },
 }
 
 #[derive(clap::Args)]
@@ -139,6 +155,11 @@ struct CheckArgs {
     /// file's `data_model` (default ILP32).
     #[arg(long, value_enum)]
     data_model: Option<DataModelArg>,
+    /// C programs: write an SV-COMP witness (YAML format 2.0) to this
+    /// file: a violation witness for UNSAFE, a correctness witness for
+    /// SAFE; none for UNKNOWN.
+    #[arg(long, value_name = "FILE")]
+    witness: Option<PathBuf>,
 }
 
 /// The C data models, as SV-COMP names them.
@@ -304,6 +325,46 @@ fn run(cli: Cli) -> ExitCode {
         },
         Command::Check(args) => check(args),
         Command::Bench(args) => arrax::bench::run(&args),
+        Command::Validate { file, witness, timeout, data_model } => validate(&file, &witness, timeout, data_model),
+    }
+}
+
+/// `validate`: a violation witness replayed on the program.
+fn validate(file: &Path, witness: &Path, timeout: Option<f64>, data_model: Option<DataModelArg>) -> ExitCode {
+    use arrax::report::witness::validate as v;
+    let deadline = timeout.filter(|t| t.is_finite() && *t > 0.0 && *t < 1e9).map(|t| std::time::Instant::now() + Duration::from_secs_f64(t));
+    let reading = frontend::Reading { deadline, data_model: data_model.map(Into::into) };
+    let (parsed, _) = match load_until(file, reading, Style::Text) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    let Some(map) = &parsed.source else {
+        eprintln!("{}: validate: witnesses are validated for C programs only", file.display());
+        return ExitCode::from(2);
+    };
+    let text = match frontend::read_text(witness) {
+        Ok(t) => t,
+        Err(d) => {
+            eprintln!("{}", d.render(&witness.display().to_string()));
+            return ExitCode::from(2);
+        }
+    };
+    let w = match v::read(&text) {
+        Ok(w) => w,
+        Err(d) => {
+            eprintln!("{}", d.render(&witness.display().to_string()));
+            return ExitCode::from(2);
+        }
+    };
+    match v::validate(&parsed.system, map, &w, deadline) {
+        v::Outcome::Confirmed(p) => {
+            println!("witness confirmed: {} steps, {} values followed, the error reached at line {}", p.steps, p.calls.len(), p.target.line);
+            ExitCode::from(1)
+        }
+        v::Outcome::NotConfirmed(why) => {
+            println!("witness not confirmed: {why}");
+            ExitCode::from(3)
+        }
     }
 }
 
@@ -360,6 +421,10 @@ fn check(args: CheckArgs) -> ExitCode {
         eprintln!("{why}");
         return ExitCode::from(2);
     }
+    if args.witness.is_some() && parsed.source.is_none() {
+        eprintln!("{}: --witness: witnesses are written for C programs (.c, .i, .yml tasks) only", args.file.display());
+        return ExitCode::from(2);
+    }
     init_logging(args.verbose);
     let mut opts = options(&args);
     // what reading the model left of the time limit
@@ -392,15 +457,32 @@ fn check(args: CheckArgs) -> ExitCode {
             None => eprintln!("note: the answering engine ({}) has no search graph to draw", r.engine),
         }
     }
+    if let (Some(path), Some(map)) = (&args.witness, &parsed.source) {
+        write_witness(path, sys, map, &r);
+    }
     if args.json {
         println!("{}", CheckReport::of(&args.file.display().to_string(), sys, &r, args.no_certify).to_json());
     } else {
-        print!("{}", report::text(sys, &r, args.verbose > 0, args.no_certify));
+        print!("{}", report::text_in_source(sys, parsed.source.as_ref(), &r, args.verbose > 0, args.no_certify));
     }
     // The answer is out: end the process here, without tearing down the
     // solvers' contexts, the terms and the search (work nobody uses).
     let _ = std::io::Write::flush(&mut std::io::stdout());
     std::process::exit(r.verdict.exit_code())
+}
+
+/// Writes the witness of a checked answer (a note on stderr when there is none).
+fn write_witness(path: &Path, sys: &arrax::system::System, map: &arrax::frontend::c::source_map::SourceMap, r: &driver::CheckResult) {
+    use arrax::report::witness;
+    let text = witness::Program::of(map).and_then(|p| witness::of_result(sys, map, &p, r));
+    match text {
+        Ok(text) => {
+            if let Err(e) = std::fs::write(path, text) {
+                eprintln!("{}: cannot write the witness: {e}", path.display());
+            }
+        }
+        Err(why) => eprintln!("note: no witness written to {}: {why}", path.display()),
+    }
 }
 
 /// The most processes of BRAB's finite instance: beyond, explicit-state

@@ -442,44 +442,7 @@ pub fn replay_until(sys: &System, ex: &Execution, deadline: Option<Instant>) -> 
     if !sys.axioms.is_empty() {
         return Err("systems with axioms are not replayed".into());
     }
-    let mut env = Env { vals: Map::default(), arrays: Map::default(), locals: Map::default(), reads: None };
-    // the initial state
-    for (t, v) in &ex.scalars {
-        let known = sys.vars.iter().any(|sv| !sv.is_array && sv.term == *t) || sys.consts.contains(t);
-        if !known {
-            return Err(format!("'{t}' is not a scalar of the system"));
-        }
-        env.vals.insert(t.clone(), in_range(&t.to_string(), *v, t.sort())?);
-    }
-    for a in &ex.arrays {
-        let sv = sys.vars.get(a.var).filter(|v| v.is_array).ok_or("an array content names no array")?;
-        let dims = sv.term.sort().as_array().map(|s| s.index.len()).unwrap_or(1);
-        if dims > 2 {
-            return Err("arrays of more than two dimensions".into());
-        }
-        let es = sv.value_sort();
-        let mut cells = Map::default();
-        for (idx, v) in &a.cells {
-            if idx.len() != dims {
-                return Err(format!("a cell of {} has {} indices", sv.name(), idx.len()));
-            }
-            let mut key = [0i64; 2];
-            key[..dims].copy_from_slice(idx);
-            cells.insert(key, in_range(sv.name(), *v, &es)?);
-        }
-        env.arrays.insert(sv.term.clone(), Arr { default: in_range(sv.name(), a.default, &es)?, cells });
-    }
-    for sv in &sys.vars {
-        let given = if sv.is_array { env.arrays.contains_key(&sv.term) } else { env.vals.contains_key(&sv.term) };
-        if !given {
-            return Err(format!("no initial value for {}", sv.name()));
-        }
-    }
-    for c in &sys.consts {
-        if !env.vals.contains_key(c) {
-            return Err(format!("no value for the constant {c}"));
-        }
-    }
+    let mut env = initial_env(sys, &ex.scalars, &ex.arrays)?;
     for q in &sys.initial {
         check_initial(&mut env, q)?;
     }
@@ -524,52 +487,115 @@ pub fn replay_until(sys: &System, ex: &Execution, deadline: Option<Instant>) -> 
             if !env.holds(&t.guard)? {
                 return Err(format!("step {k}: the guard of {} does not hold", t.name));
             }
-            news.clear();
-            writes.clear();
-            for u in &t.updates {
-                let sv = &sys.vars[u.var];
-                if !sv.is_array {
-                    let v = env.eval(&u.value)?;
-                    news.push((sv.term.clone(), in_range(sv.name(), v, &sv.value_sort())?));
-                    continue;
-                }
-                let Op::Lambda(js) = u.value.op() else {
-                    return Err(format!("step {k}: the update of {} is not a λ-term", sv.name()));
-                };
-                let body = &u.value.args()[0];
-                if !point_cache.contains_key(&u.value) {
-                    point_cache.insert(u.value.clone(), points(body, &sv.term, js)?);
-                }
-                let pts = &point_cache[&u.value];
-                // the points: every combination of the candidate indices
-                let mut coords: [Vec<i64>; 2] = [vec![], vec![]];
-                for (d, ps) in pts.iter().enumerate() {
-                    for p in ps {
-                        coords[d].push(env.eval(p)?);
-                    }
-                }
-                if js.len() == 1 {
-                    coords[1].push(0);
-                }
-                for &x in &coords[0] {
-                    for &y in &coords[1] {
-                        let key = [x, y];
-                        for (j, v) in js.iter().zip(key) {
-                            env.locals.insert(j.clone(), v);
-                        }
-                        let v = in_range(sv.name(), env.eval(body)?, &sv.value_sort())?;
-                        writes.push((sv.term.clone(), key, v));
-                    }
-                }
+            apply(&mut env, sys, t, k, &mut point_cache, &mut news, &mut writes)?;
+        }
+    }
+    finish(env, sys, ex, cursor, total, accelerated)
+}
+
+/// The state an execution starts in: its recorded scalars and array
+/// contents (every state variable and constant given, in its sort's range).
+fn initial_env(sys: &System, scalars: &[(Term, i64)], arrays: &[crate::answer::ArrayContent]) -> Result<Env, String> {
+    let mut env = Env { vals: Map::default(), arrays: Map::default(), locals: Map::default(), reads: None };
+    for (t, v) in scalars {
+        let known = sys.vars.iter().any(|sv| !sv.is_array && sv.term == *t) || sys.consts.contains(t);
+        if !known {
+            return Err(format!("'{t}' is not a scalar of the system"));
+        }
+        env.vals.insert(t.clone(), in_range(&t.to_string(), *v, t.sort())?);
+    }
+    for a in arrays {
+        let sv = sys.vars.get(a.var).filter(|v| v.is_array).ok_or("an array content names no array")?;
+        let dims = sv.term.sort().as_array().map(|s| s.index.len()).unwrap_or(1);
+        if dims > 2 {
+            return Err("arrays of more than two dimensions".into());
+        }
+        let es = sv.value_sort();
+        let mut cells = Map::default();
+        for (idx, v) in &a.cells {
+            if idx.len() != dims {
+                return Err(format!("a cell of {} has {} indices", sv.name(), idx.len()));
             }
-            for (t, v) in news.drain(..) {
-                env.vals.insert(t, v);
+            let mut key = [0i64; 2];
+            key[..dims].copy_from_slice(idx);
+            cells.insert(key, in_range(sv.name(), *v, &es)?);
+        }
+        env.arrays.insert(sv.term.clone(), Arr { default: in_range(sv.name(), a.default, &es)?, cells });
+    }
+    for sv in &sys.vars {
+        let given = if sv.is_array { env.arrays.contains_key(&sv.term) } else { env.vals.contains_key(&sv.term) };
+        if !given {
+            return Err(format!("no initial value for {}", sv.name()));
+        }
+    }
+    for c in &sys.consts {
+        if !env.vals.contains_key(c) {
+            return Err(format!("no value for the constant {c}"));
+        }
+    }
+    Ok(env)
+}
+
+/// Applies the updates of `t` (step `k`) with the inputs in `env.locals`.
+fn apply(
+    env: &mut Env,
+    sys: &System,
+    t: &crate::system::Transition,
+    k: u64,
+    point_cache: &mut HashMap<Term, Vec<Vec<Term>>>,
+    news: &mut Vec<(Term, i64)>,
+    writes: &mut Vec<(Term, [i64; 2], i64)>,
+) -> Result<(), String> {
+    news.clear();
+    writes.clear();
+    for u in &t.updates {
+        let sv = &sys.vars[u.var];
+        if !sv.is_array {
+            let v = env.eval(&u.value)?;
+            news.push((sv.term.clone(), in_range(sv.name(), v, &sv.value_sort())?));
+            continue;
+        }
+        let Op::Lambda(js) = u.value.op() else {
+            return Err(format!("step {k}: the update of {} is not a λ-term", sv.name()));
+        };
+        let body = &u.value.args()[0];
+        if !point_cache.contains_key(&u.value) {
+            point_cache.insert(u.value.clone(), points(body, &sv.term, js)?);
+        }
+        let pts = &point_cache[&u.value];
+        // the points: every combination of the candidate indices
+        let mut coords: [Vec<i64>; 2] = [vec![], vec![]];
+        for (d, ps) in pts.iter().enumerate() {
+            for p in ps {
+                coords[d].push(env.eval(p)?);
             }
-            for (a, key, v) in writes.drain(..) {
-                env.arrays.get_mut(&a).expect("arrays are all present").cells.insert(key, v);
+        }
+        if js.len() == 1 {
+            coords[1].push(0);
+        }
+        for &x in &coords[0] {
+            for &y in &coords[1] {
+                let key = [x, y];
+                for (j, v) in js.iter().zip(key) {
+                    env.locals.insert(j.clone(), v);
+                }
+                let v = in_range(sv.name(), env.eval(body)?, &sv.value_sort())?;
+                writes.push((sv.term.clone(), key, v));
             }
         }
     }
+    for (t, v) in news.drain(..) {
+        env.vals.insert(t, v);
+    }
+    for (a, key, v) in writes.drain(..) {
+        env.arrays.get_mut(&a).expect("arrays are all present").cells.insert(key, v);
+    }
+    Ok(())
+}
+
+/// The end of a replay: every input used, the final state in the unsafe cube.
+fn finish(mut env: Env, sys: &System, ex: &Execution, cursor: usize, total: u64, accelerated: u64) -> Result<Replayed, String> {
+    let nat = sys.index == Some(crate::system::IndexKind::Nat);
     if cursor != ex.values.len() {
         return Err(format!("{} recorded inputs left over", ex.values.len() - cursor));
     }
@@ -602,4 +628,75 @@ pub fn replay_until(sys: &System, ex: &Execution, deadline: Option<Instant>) -> 
     }
     let scalars = sys.vars.iter().filter(|v| !v.is_array).map(|v| &v.term).chain(&sys.consts).map(|t| (t.clone(), env.vals[t])).collect();
     Ok(Replayed { steps: total, accelerated, scalars, reads })
+}
+
+/// A concrete state of a system stepped by the replay's evaluator, for
+/// tools that follow an execution step by step (witnesses: which calls a
+/// step executes, a witness's values followed through the program). Its
+/// answers are not checked: whatever it produces is checked by
+/// [`replay`] before it counts.
+pub struct Machine<'s> {
+    sys: &'s System,
+    env: Env,
+    points: HashMap<Term, Vec<Vec<Term>>>,
+    steps: u64,
+}
+
+impl<'s> Machine<'s> {
+    /// The state given by recorded scalars and array contents (every state
+    /// variable and constant must be given; the initial formula is not
+    /// checked here).
+    pub fn new(sys: &'s System, scalars: &[(Term, i64)], arrays: &[crate::answer::ArrayContent]) -> Result<Machine<'s>, String> {
+        Ok(Machine { sys, env: initial_env(sys, scalars, arrays)?, points: HashMap::new(), steps: 0 })
+    }
+
+    /// The value of `t` in the current state, the symbols of `inputs`
+    /// having the given values (Booleans 0 or 1).
+    pub fn eval(&mut self, t: &Term, inputs: &[(Term, i64)]) -> Result<i64, String> {
+        self.env.locals.clear();
+        for (v, x) in inputs {
+            self.env.locals.insert(v.clone(), *x);
+        }
+        self.env.eval(t)
+    }
+
+    /// The value of a scalar state variable.
+    pub fn scalar(&self, v: &Term) -> Option<i64> {
+        self.env.vals.get(v).copied()
+    }
+
+    /// Whether transition `t` may fire with these inputs (its guard holds).
+    pub fn enabled(&mut self, t: usize, inputs: &[(Term, i64)]) -> Result<bool, String> {
+        let tr = self.sys.transitions.get(t).ok_or("no such transition")?;
+        if tr.uguard.is_some() || !tr.params.is_empty() {
+            return Err(format!("transition {} has parameters or a universal guard", tr.name));
+        }
+        let guard = tr.guard.clone();
+        Ok(self.eval(&guard, inputs)? != 0)
+    }
+
+    /// Fires transition `t` with these inputs (its guard is not checked).
+    pub fn fire(&mut self, t: usize, inputs: &[(Term, i64)]) -> Result<(), String> {
+        let sys = self.sys;
+        let tr = sys.transitions.get(t).ok_or("no such transition")?;
+        self.env.locals.clear();
+        for (v, x) in inputs {
+            self.env.locals.insert(v.clone(), in_range(&v.to_string(), *x, v.sort())?);
+        }
+        self.steps += 1;
+        apply(&mut self.env, sys, tr, self.steps, &mut self.points, &mut vec![], &mut vec![])
+    }
+
+    /// Fires `reps` repetitions of `t` (a transition without inputs) at
+    /// once when they qualify for replay in closed form; `Ok(false)` when
+    /// they do not (nothing changed).
+    pub fn fire_many(&mut self, t: usize, reps: u64) -> Result<bool, String> {
+        let sys = self.sys;
+        let tr = sys.transitions.get(t).ok_or("no such transition")?;
+        let done = accelerate(&mut self.env, sys, tr, reps, self.steps + 1)?;
+        if done {
+            self.steps += reps;
+        }
+        Ok(done)
+    }
 }

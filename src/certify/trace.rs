@@ -33,6 +33,8 @@ struct Unrolling {
     named: Vec<Term>,
     /// Every constraint.
     constraints: Vec<Term>,
+    /// The symbols of each step's nondeterministic values.
+    values: Vec<Vec<Term>>,
 }
 
 /// The symbol standing for the `i`-th process named by the trace (its
@@ -62,6 +64,7 @@ fn unroll(sys: &System, trace: &AbstractTrace, procs: usize) -> Option<(Unrollin
     // which named process each variable of the current cube is
     let mut assign: Vec<usize> = (0..n0).collect();
     let mut steps = vec![];
+    let mut values = vec![];
     for s in 0..=k {
         let st = &states[s];
         for q in &sys.axioms {
@@ -97,9 +100,13 @@ fn unroll(sys: &System, trace: &AbstractTrace, procs: usize) -> Option<(Unrollin
         let params: Vec<usize> = e.params.iter().map(|v| pos(v).map(|i| assign[i])).collect::<Option<_>>()?;
         let t: &Transition = &sys.transitions[e.transition];
         let mut pm: HashMap<Term, Term> = t.params.iter().cloned().zip(params.iter().map(|p| named[*p].clone())).collect();
+        let mut mine = vec![];
         for (vi, v) in t.values.iter().enumerate() {
-            pm.insert(v.clone(), Term::var(&format!("{}@{}!{}", v.var_name().unwrap_or("v"), s, vi), v.sort().clone()));
+            let copy = Term::var(&format!("{}@{}!{}", v.var_name().unwrap_or("v"), s, vi), v.sort().clone());
+            mine.push(copy.clone());
+            pm.insert(v.clone(), copy);
         }
+        values.push(mine);
         cs.push(substitute(&substitute(&t.guard, &pm), st));
         // a step standing for loop iterations: every process it checks exists
         if let Some((lo, hi)) = &t.checks {
@@ -128,7 +135,7 @@ fn unroll(sys: &System, trace: &AbstractTrace, procs: usize) -> Option<(Unrollin
         steps.push((e.transition, params.clone()));
         assign = e.succ_vars.iter().map(|v| pos(v).map(|i| assign[i])).collect::<Option<_>>()?;
     }
-    Some((Unrolling { states, named, constraints: cs }, steps))
+    Some((Unrolling { states, named, constraints: cs, values }, steps))
 }
 
 /// The cells of a state variable over the processes: the variable itself
@@ -237,7 +244,9 @@ pub fn replay(sys: &System, trace: &AbstractTrace, backend: Backend, timeout_ms:
                 return Err(format!("replay: the solver's values do not satisfy {c} (evaluates to {e})"));
             }
         }
-        let trace = ConcreteTrace { procs, states, steps };
+        // the steps' nondeterministic values
+        let values = u.values.iter().map(|vs| vs.iter().map(|v| vals.get(v).cloned().unwrap_or_else(|| Term::int(0))).collect()).collect();
+        let trace = ConcreteTrace { procs, states, steps, values };
         return expand_loops(sys, trace).map(Some);
     }
     Ok(None)
@@ -306,7 +315,8 @@ fn expand_loops(sys: &System, t: ConcreteTrace) -> Result<ConcreteTrace, String>
             return Err(format!("accelerated loop {}: its iterations do not reach the step's successor", tr.name));
         }
     }
-    Ok(ConcreteTrace { procs: t.procs, states, steps })
+    let values = vec![vec![]; steps.len()];
+    Ok(ConcreteTrace { procs: t.procs, states, steps, values })
 }
 
 /// Whether a transition's guard holds with these parameters in a concrete state.

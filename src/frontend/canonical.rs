@@ -211,7 +211,7 @@ pub fn parse(src: &str) -> Result<Parsed, Diagnostic> {
     for item in rest {
         r.item(item)?;
     }
-    Ok(Parsed { system: r.sys, warnings: vec![] })
+    Ok(Parsed { system: r.sys, warnings: vec![], source: None })
 }
 
 /// The state of reading a canonical print.

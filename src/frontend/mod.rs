@@ -86,6 +86,8 @@ pub struct Parsed {
     pub system: System,
     /// Non-fatal remarks, located.
     pub warnings: Vec<Diagnostic>,
+    /// For C programs: where the system's parts come from in the source.
+    pub source: Option<c::source_map::SourceMap>,
 }
 
 /// The input languages.
@@ -144,7 +146,11 @@ pub fn parse_str_until(src: &str, format: Format, deadline: Option<Instant>) -> 
         Format::SvTask => {
             let task = c::svcomp::parse(src)?;
             let csrc = read_text(&task.input).map_err(|d| d.in_file(&task.input))?;
-            c::parse_program_until(&csrc, task.data_model, deadline).map_err(|d| d.in_file(&task.input))
+            let mut p = c::parse_program_until(&csrc, task.data_model, deadline).map_err(|d| d.in_file(&task.input))?;
+            if let Some(s) = &mut p.source {
+                s.program = Some(task.input.clone());
+            }
+            Ok(p)
         }
     }
 }
@@ -200,7 +206,13 @@ pub fn read_file(path: &Path, reading: Reading) -> Result<Parsed, Diagnostic> {
     };
     match format {
         Format::SvTask => c::svcomp::load(path, reading.deadline, reading.data_model),
-        Format::C => c::parse_program_until(&read_text(path)?, reading.data_model.unwrap_or_default(), reading.deadline),
+        Format::C => {
+            let mut p = c::parse_program_until(&read_text(path)?, reading.data_model.unwrap_or_default(), reading.deadline)?;
+            if let Some(s) = &mut p.source {
+                s.program = Some(path.to_path_buf());
+            }
+            Ok(p)
+        }
         _ => parse_str_until(&read_text(path)?, format, reading.deadline),
     }
 }

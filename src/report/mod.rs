@@ -4,8 +4,11 @@
 pub mod chc;
 pub mod dot;
 pub mod json;
+pub mod source;
+pub mod witness;
 
 use crate::answer::{Certification, CheckResult, ConcreteTrace, Execution, Replayed, Stats, Value, Verdict};
+use crate::frontend::c::source_map::SourceMap;
 use crate::logic::{EnumValues, Op, Sort, Term};
 use crate::system::cube::Cube;
 use crate::system::System;
@@ -315,6 +318,12 @@ pub fn verdict_line(r: &CheckResult) -> String {
 /// counterexample, statistics (with `verbose`, or when there is neither),
 /// times, the certification and the verdict line.
 pub fn text(sys: &System, r: &CheckResult, verbose: bool, no_certify: bool) -> String {
+    text_in_source(sys, None, r, verbose, no_certify)
+}
+
+/// [`text`], with the counterexample of a C program in source terms when
+/// its source map is given ([`source`]).
+pub fn text_in_source(sys: &System, map: Option<&SourceMap>, r: &CheckResult, verbose: bool, no_certify: bool) -> String {
     let mut out = String::new();
     for n in &r.notes {
         let _ = writeln!(out, "note: {n}");
@@ -326,10 +335,16 @@ pub fn text(sys: &System, r: &CheckResult, verbose: bool, no_certify: bool) -> S
         }
     }
     if let Some(t) = &r.trace {
-        out.push_str(&trace(sys, t));
+        match map.and_then(|m| source::trace(sys, m, t)) {
+            Some(text) => out.push_str(&text),
+            None => out.push_str(&trace(sys, t)),
+        }
     }
     if let Some(ex) = &r.execution {
-        out.push_str(&execution(sys, ex, r.replayed.as_ref()));
+        match map.and_then(|m| source::execution(sys, m, ex, r.replayed.as_ref())) {
+            Some(text) => out.push_str(&text),
+            None => out.push_str(&execution(sys, ex, r.replayed.as_ref())),
+        }
     }
     if verbose || r.trace.is_none() && r.proof.is_none() && r.execution.is_none() && r.engine != "run" {
         let _ = writeln!(out, "statistics: {}", stats(&r.stats));

@@ -5,8 +5,8 @@
 //! (`sum = 2·i`), and, for each array and each range `[lo, hi)` of the
 //! templates, the affine hull of `(z, z², scalars, cells, other arrays at
 //! z, a[z])` over the positions `z` of the range
-//! (`∀z ∈ [0, i). a[z] = 2·z + 2`). Every equality of a hull holds in every sampled state; those that
-//! fix a value (a scalar or cell in terms of the counters before it, an
+//! (`∀z ∈ [0, i). a[z] = 2·z + 2`). Every equality of a hull holds in every
+//! sampled state; those that fix a value (a scalar or cell in terms of the counters before it, an
 //! array element in terms of the rest) become candidates, as the cubes of
 //! the states violating them, and Houdini's fixpoint keeps the inductive
 //! ones. No template fixes their coefficients: they are solved for.

@@ -217,7 +217,7 @@ impl<'a> Chooser<'a> {
     /// A constant of the system (±1) in range, half the time one a solver
     /// suggested exactly.
     fn suggested(&mut self, lo: i64, hi: i64) -> i64 {
-        let exact = self.rng.next() % 2 == 0 && self.suggested.iter().any(|c| (lo..=hi).contains(c));
+        let exact = self.rng.next().is_multiple_of(2) && self.suggested.iter().any(|c| (lo..=hi).contains(c));
         let pool = if exact { self.suggested } else { self.constants };
         let inside = || pool.iter().copied().filter(|c| (lo..=hi).contains(c));
         let n = inside().count() as u64;

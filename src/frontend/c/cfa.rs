@@ -14,6 +14,7 @@
 //! in `cfa/call.rs`.
 
 use super::ast::*;
+use super::source_map::Site;
 use super::DataModel;
 use crate::frontend::Diagnostic;
 use std::collections::{HashMap, HashSet};
@@ -46,6 +47,12 @@ pub struct Var {
     pub range: (i64, i64),
     /// The leaf of a C object it stands for (facts are kept per leaf).
     pub key: Option<LeafKey>,
+    /// Its C name (before renaming apart: `i`, `s.pos.x`, `p.offset`).
+    pub c_name: String,
+    /// The function declaring it (`None` for globals).
+    pub function: Option<String>,
+    /// The line of its declaration.
+    pub line: usize,
 }
 
 /// Where an assignment stores.
@@ -100,7 +107,8 @@ pub enum LExpr {
     Scalar(usize),
     /// An array element.
     Read(usize, Vec<LExpr>),
-    /// An arbitrary value in `lo..=hi` (a `__VERIFIER_nondet_*` call at a line).
+    /// An arbitrary value in `lo..=hi` (a `__VERIFIER_nondet_*` call: its
+    /// position in [`Cfa::calls`]).
     Nondet(i64, i64, usize),
     /// `-e`.
     Neg(Box<LExpr>),
@@ -201,6 +209,14 @@ pub struct Cfa {
     pub exit: NodeId,
     /// Initial values of global variables.
     pub initial: Vec<InitFact>,
+    /// The `__VERIFIER_nondet_*` calls: the function called and where.
+    pub calls: Vec<(String, Site)>,
+    /// The heads of loop statements: the keyword's position and the C
+    /// scalars in scope there (C name, variable).
+    pub heads: HashMap<NodeId, (Site, Vec<(String, usize)>)>,
+    /// Nodes standing for a failing call (`reach_error()`, an assertion),
+    /// each going on to [`Cfa::error`]: the call's position.
+    pub failures: HashMap<NodeId, Site>,
 }
 
 /// Names the lowered system uses itself (or that its printer reserves):
@@ -280,6 +296,10 @@ struct Builder<'a> {
     /// While a global's initialiser is read: the cells it sets (variable,
     /// indices, value) instead of instructions.
     recording: Option<Vec<(usize, Vec<i64>, i64)>>,
+    /// The source map's parts (see [`Cfa`]).
+    calls: Vec<(String, Site)>,
+    heads: HashMap<NodeId, (Site, Vec<(String, usize)>)>,
+    failures: HashMap<NodeId, Site>,
 }
 
 type R<T> = Result<T, Diagnostic>;
@@ -348,6 +368,9 @@ fn build_once(
         dry: false,
         dry_unknown: false,
         recording: None,
+        calls: vec![],
+        heads: HashMap::new(),
+        failures: HashMap::new(),
     };
     b.error = b.new_node(1);
     b.exit = b.new_node(1);
@@ -385,7 +408,8 @@ fn build_once(
     b.stmts(&main.body)?;
     b.finish_function(main.pos)?;
     b.goto(b.exit);
-    let cfa = Cfa { vars: b.vars, nodes: b.nodes, entry, error: b.error, exit: b.exit, initial: b.initial };
+    let cfa =
+        Cfa { vars: b.vars, nodes: b.nodes, entry, error: b.error, exit: b.exit, initial: b.initial, calls: b.calls, heads: b.heads, failures: b.failures };
     Ok((cfa, b.facts_out, b.unknown))
 }
 
@@ -398,6 +422,68 @@ impl<'a> Builder<'a> {
     }
     fn line_of(&self, pos: Pos) -> usize {
         self.line_starts.partition_point(|s| *s <= pos)
+    }
+    /// The position of a byte offset in the current function.
+    fn site(&self, pos: Pos) -> Site {
+        let line = self.line_of(pos);
+        let start = self.line_starts.get(line.wrapping_sub(1)).copied().unwrap_or(0);
+        let function = self.frames.last().map_or_else(String::new, |f| f.name.clone());
+        Site { line, column: pos.saturating_sub(start) + 1, function }
+    }
+    /// The offset of the closing parenthesis of the call whose name starts at `pos`.
+    fn call_end(&self, pos: Pos) -> Pos {
+        let b = self.src.as_bytes();
+        let mut depth = 0usize;
+        let mut k = pos;
+        while k < b.len() {
+            match b[k] {
+                b'(' => depth += 1,
+                b')' if depth <= 1 => return k,
+                b')' => depth -= 1,
+                _ => {}
+            }
+            k += 1;
+        }
+        pos
+    }
+    /// Records the head of a loop statement at `pos`.
+    fn loop_head(&mut self, head: NodeId, pos: Pos) {
+        let site = self.site(pos);
+        let scope = self.visible_scalars();
+        self.heads.insert(head, (site, scope));
+    }
+    /// The integer scalars whose names are in scope (innermost declaration).
+    fn visible_scalars(&self) -> Vec<(String, usize)> {
+        let mut seen: HashMap<&str, &Binding> = HashMap::new();
+        if let Some(f) = self.frames.last() {
+            for s in f.scopes.iter().rev() {
+                for (n, b) in s {
+                    seen.entry(n.as_str()).or_insert(b);
+                }
+            }
+        }
+        for (n, b) in &self.globals {
+            seen.entry(n.as_str()).or_insert(b);
+        }
+        let mut out: Vec<(String, usize)> = seen
+            .into_iter()
+            .filter_map(|(n, b)| match b {
+                Binding::Region(r) => {
+                    let reg = self.regions.get(*r)?;
+                    if reg.dims != 0 || reg.counter.is_some() || reg.leaves.len() != 1 {
+                        return None;
+                    }
+                    let leaf = reg.leaves.get(&vec![])?;
+                    match (&leaf.ty, leaf.dims, leaf.vars.as_slice()) {
+                        (memory::LeafTy::Int(_), 0, [Some(v)]) => Some((n.to_string(), *v)),
+                        _ => None,
+                    }
+                }
+                Binding::Unsupported(_) => None,
+            })
+            .collect();
+        out.sort();
+        out
     }
 
     // ----- variables and scopes -----
@@ -422,7 +508,8 @@ impl<'a> Builder<'a> {
     }
     fn new_var_range(&mut self, base: &str, dims: usize, global: bool, range: (i64, i64), key: Option<LeafKey>) -> R<usize> {
         let name = self.fresh_name(base);
-        self.vars.push(Var { name, dims, global, range, key });
+        let function = if self.frames.is_empty() { None } else { self.frames.last().map(|f| f.name.clone()) };
+        self.vars.push(Var { name, dims, global, range, key, c_name: base.to_string(), function, line: self.line });
         Ok(self.vars.len() - 1)
     }
     fn bind(&mut self, name: &str, b: Binding) {
@@ -519,6 +606,7 @@ impl<'a> Builder<'a> {
             }
             StmtKind::While(c, body) => {
                 let head = self.new_node(self.line);
+                self.loop_head(head, s.pos);
                 self.fall_into(head);
                 let (bn, out) = (self.new_node(self.line), self.new_node(self.line));
                 self.cond(c, bn, out)?;
@@ -528,6 +616,8 @@ impl<'a> Builder<'a> {
                 self.cur = out;
             }
             StmtKind::DoWhile(body, c) => {
+                // not a loop head for invariants: the condition is not
+                // evaluated before the first iteration
                 let head = self.new_node(self.line);
                 self.fall_into(head);
                 let (cont, out) = (self.new_node(self.line), self.new_node(self.line));
@@ -545,6 +635,7 @@ impl<'a> Builder<'a> {
                     }
                     b.line = line;
                     let head = b.new_node(line);
+                    b.loop_head(head, s.pos);
                     b.fall_into(head);
                     let (bn, out, cont) = (b.new_node(line), b.new_node(line), b.new_node(line));
                     match c {

@@ -18,6 +18,7 @@
 //! with their type's range in the guard.
 
 use super::cfa::{Arith, Cfa, Cmp, InitFact, Instr, LExpr, LValue, NodeId, Out};
+use super::source_map::{self, Failure, Input, Site, SourceMap};
 use crate::logic::{free_vars, EnumDef, EnumValues, Sort, Term};
 use crate::system::{IndexKind, Quantified, StateVar, System, Transition, Update};
 use std::cmp::Reverse;
@@ -184,10 +185,18 @@ struct Exec<'c> {
     from_entry: bool,
     /// The variables the last instruction assigned.
     touched: Vec<usize>,
+    /// The inputs created so far, with their calls and when they are taken.
+    inputs: Vec<Input>,
+    /// Conditions of the alternatives being evaluated (`&&`, `||`, `?:`).
+    extra: Vec<Term>,
+    /// The failing calls reached.
+    failures: Vec<Failure>,
+    /// The first and last source lines met.
+    lines: (usize, usize),
 }
 
 impl Exec<'_> {
-    fn fresh(&mut self, base: &str, lo: i64, hi: i64, s: &mut State) -> Term {
+    fn fresh(&mut self, base: &str, lo: i64, hi: i64, s: &mut State, call: Option<(String, Site)>) -> Term {
         let mut name = base.to_string();
         let mut k = 2;
         while !self.taken.insert(name.clone()) {
@@ -196,6 +205,8 @@ impl Exec<'_> {
         }
         let v = Term::var(&name, Sort::Int);
         self.values.push(v.clone());
+        let when = Term::and(s.conds.iter().chain(&self.extra).cloned());
+        self.inputs.push(Input { symbol: v.clone(), call, when, range: (lo, hi) });
         for fact in range_facts(&v, lo, hi) {
             self.ranges.insert(fact.clone());
             s.assume(fact);
@@ -240,8 +251,12 @@ impl Exec<'_> {
     /// Evaluates two alternatives from `s` and joins them under `c`.
     fn branch(&mut self, s: &mut State, c: &Term, a: &LExpr, b: &LExpr, cur: Option<&Term>, as_bool: bool) -> Term {
         let (mut sa, mut sb) = (s.clone(), s.clone());
-        let (va, vb) =
-            if as_bool { (self.boolean(&mut sa, a, cur), self.boolean(&mut sb, b, cur)) } else { (self.int(&mut sa, a, cur), self.int(&mut sb, b, cur)) };
+        self.extra.push(c.clone());
+        let va = if as_bool { self.boolean(&mut sa, a, cur) } else { self.int(&mut sa, a, cur) };
+        self.extra.pop();
+        self.extra.push(c.not());
+        let vb = if as_bool { self.boolean(&mut sb, b, cur) } else { self.int(&mut sb, b, cur) };
+        self.extra.pop();
         let known: HashSet<Term> = s.conds.iter().cloned().collect();
         s.store = sa.store.iter().zip(&sb.store).map(|(x, y)| self.choose(c, x, y)).collect();
         // only range facts of fresh inputs are added while evaluating
@@ -290,7 +305,10 @@ impl Exec<'_> {
                 let idx: Vec<Term> = idx.iter().map(|i| self.int(s, i, cur)).collect();
                 Term::select(&s.store[*v], &idx)
             }
-            LExpr::Nondet(lo, hi, line) => self.fresh(&format!("nd!{line}"), *lo, *hi, s),
+            LExpr::Nondet(lo, hi, k) => {
+                let call = self.cfa.calls[*k].clone();
+                self.fresh(&format!("nd!{}", call.1.line), *lo, *hi, s, Some(call))
+            }
             LExpr::Neg(a) => self.int(s, a, cur).neg(),
             LExpr::Arith(op, a, b) => {
                 let (x, y) = (self.int(s, a, cur), self.int(s, b, cur));
@@ -360,7 +378,7 @@ impl Exec<'_> {
                 if !(self.from_entry && s.store[*v] == self.vars[*v]) {
                     let var = &self.cfa.vars[*v];
                     let (lo, hi) = var.range;
-                    s.store[*v] = self.fresh(&format!("{}!", var.name), lo, hi, s);
+                    s.store[*v] = self.fresh(&format!("{}!", var.name), lo, hi, s, None);
                     self.touched.push(*v);
                 }
             }
@@ -418,8 +436,9 @@ fn tree_size(t: &Term, memo: &mut HashMap<Term, u64>) -> u64 {
     n
 }
 
-/// Lowers the automaton into a system (see the module documentation).
-pub fn lower(cfa: &Cfa, deadline: Option<std::time::Instant>) -> Result<System, crate::frontend::Diagnostic> {
+/// Lowers the automaton into a system (see the module documentation), with
+/// its source map (the program file and data model left for the caller).
+pub fn lower(cfa: &Cfa, deadline: Option<std::time::Instant>) -> Result<(System, SourceMap), crate::frontend::Diagnostic> {
     let mut cuts = cut_points(cfa);
     let vars: Vec<Term> = cfa
         .vars
@@ -453,6 +472,10 @@ pub fn lower(cfa: &Cfa, deadline: Option<std::time::Instant>) -> Result<System, 
             taken: HashSet::new(),
             from_entry: c == cfa.entry,
             touched: vec![],
+            inputs: vec![],
+            extra: vec![],
+            failures: vec![],
+            lines: (cfa.nodes[c].line, cfa.nodes[c].line),
         };
         match ex.region(c, &g, &mut memo) {
             Ok(targets) => {
@@ -530,6 +553,25 @@ pub fn lower(cfa: &Cfa, deadline: Option<std::time::Instant>) -> Result<System, 
     sys.initial.push(Quantified { vars: vec![], lits });
     sys.initial.extend(quantified);
     sys.unsafe_.push(Quantified { vars: vec![], lits: vec![Term::eq(&pc, &at(cfa.error))] });
+    let mut map = SourceMap {
+        locations: cuts
+            .iter()
+            .zip(&names)
+            .map(|(c, name)| {
+                let head = cfa.heads.get(c);
+                source_map::Location {
+                    name: name.clone(),
+                    line: cfa.nodes[*c].line,
+                    loop_head: head.map(|h| h.0.clone()),
+                    scope: head.map(|h| h.1.iter().map(|(n, v)| (n.clone(), v + 1)).collect()).unwrap_or_default(),
+                }
+            })
+            .collect(),
+        variables: std::iter::once(None)
+            .chain(cfa.vars.iter().map(|v| Some(source_map::Variable { c_name: v.c_name.clone(), function: v.function.clone(), line: v.line, range: v.range })))
+            .collect(),
+        ..SourceMap::default()
+    };
 
     // transitions
     for (c, targets, ex) in blocks {
@@ -557,6 +599,13 @@ pub fn lower(cfa: &Cfa, deadline: Option<std::time::Instant>) -> Result<System, 
                 occurring.extend(free_vars(&u.value));
             }
             let values = ex.values.iter().filter(|v| occurring.contains(v)).cloned().collect();
+            map.steps.push(source_map::Step {
+                from: ci,
+                to: ti,
+                lines: ex.lines,
+                inputs: ex.inputs.clone(),
+                failures: if t == cfa.error { ex.failures.clone() } else { vec![] },
+            });
             sys.transitions.push(Transition {
                 name: format!("{}-{}", names[ci], names[ti]),
                 params: vec![],
@@ -568,7 +617,7 @@ pub fn lower(cfa: &Cfa, deadline: Option<std::time::Instant>) -> Result<System, 
             });
         }
     }
-    Ok(sys)
+    Ok((sys, map))
 }
 
 /// Integer variables `names[0]`, `names[1]`, then `{more}3!`, `{more}4!`, …
@@ -664,6 +713,8 @@ impl Exec<'_> {
         while let Some(Reverse((_, n))) = queue.pop() {
             let Some(s) = states.remove(&n) else { continue };
             k += 1;
+            let line = nodes[n].line;
+            self.lines = (self.lines.0.min(line), self.lines.1.max(line));
             if k > MAX_REGION_NODES {
                 return Err(n);
             }
@@ -696,6 +747,11 @@ impl Exec<'_> {
                 }
             };
             for (m, s2) in outs {
+                if m == cfa.error {
+                    if let Some(site) = cfa.failures.get(&n) {
+                        self.failures.push(Failure { site: site.clone(), when: Term::and(s2.conds.iter().cloned()) });
+                    }
+                }
                 let slot = if is_cut.contains(&m) {
                     match targets.iter().position(|(t, _)| *t == m) {
                         Some(k) => &mut targets[k].1,

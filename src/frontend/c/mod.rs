@@ -12,6 +12,7 @@ pub mod lex;
 pub mod lower;
 pub mod parse;
 pub mod preprocess;
+pub mod source_map;
 pub mod svcomp;
 
 use super::{Diagnostic, Parsed};
@@ -61,7 +62,8 @@ fn with_marker(d: Diagnostic, pp: &preprocess::Output) -> Diagnostic {
 fn lower_tokens(src: &str, toks: Vec<lex::Token>, model: DataModel, deadline: Option<Instant>) -> Result<Parsed, Diagnostic> {
     let tu = parse::parse(src, toks, deadline)?;
     let cfa = cfa::build(src, &tu, model, deadline)?;
-    let mut system = lower::lower(&cfa, deadline)?;
+    let (mut system, mut source) = lower::lower(&cfa, deadline)?;
+    source.data_model = model;
     for (pos, name) in annotations(src, "@abstract") {
         let var = system.vars.iter().find(|v| !v.is_array && v.term.var_name() == Some(name.as_str()) && *v.term.sort() == crate::logic::Sort::Int);
         match var {
@@ -73,7 +75,7 @@ fn lower_tokens(src: &str, toks: Vec<lex::Token>, model: DataModel, deadline: Op
             None => return Err(Diagnostic::at(src, pos, format!("@abstract: no integer scalar named `{name}` in the lowered program"))),
         }
     }
-    Ok(Parsed { system, warnings: vec![] })
+    Ok(Parsed { system, warnings: vec![], source: Some(source) })
 }
 
 /// The names listed after `key` in comments (`/* @abstract i, n */`,

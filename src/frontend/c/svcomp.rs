@@ -107,5 +107,9 @@ pub fn load(path: &Path, deadline: Option<std::time::Instant>, data_model: Optio
     task.data_model = data_model.unwrap_or(task.data_model);
     let program = path.parent().unwrap_or(Path::new(".")).join(&task.input);
     let csrc = crate::frontend::read_text(&program).map_err(|d| d.in_file(&program))?;
-    super::parse_program_until(&csrc, task.data_model, deadline).map_err(|d| d.in_file(&program))
+    let mut p = super::parse_program_until(&csrc, task.data_model, deadline).map_err(|d| d.in_file(&program))?;
+    if let Some(s) = &mut p.source {
+        s.program = Some(program);
+    }
+    Ok(p)
 }

@@ -66,7 +66,7 @@ pub fn read(src: &str) -> Result<(Parsed, Horn), Diagnostic> {
         p.params = params(k, p, &names);
     }
     let (system, map) = lower::lower(src, &clauses, &r.positions)?;
-    Ok((Parsed { system, warnings: vec![] }, Horn { clauses, map }))
+    Ok((Parsed { system, warnings: vec![], source: None }, Horn { clauses, map }))
 }
 
 /// Reads a model of `clauses` as a CHC solver prints it (`define-fun`s,

@@ -143,7 +143,7 @@ impl<'a> Elab<'a> {
         }
         self.sys.consts.extend(procs);
         self.warnings.sort_by_key(|w| (w.line, w.col));
-        Ok(Parsed { system: self.sys, warnings: self.warnings })
+        Ok(Parsed { system: self.sys, warnings: self.warnings, source: None })
     }
 
     // ----- declarations

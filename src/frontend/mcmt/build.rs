@@ -229,7 +229,7 @@ impl<'a> Builder<'a> {
         b.sys.consts.extend(b.env.process_consts());
         b.warnings.extend(b.env.take_warnings());
         b.warnings.sort_by_key(|w| (w.line, w.col));
-        Ok(Parsed { system: b.sys, warnings: b.warnings })
+        Ok(Parsed { system: b.sys, warnings: b.warnings, source: None })
     }
 
     /// Records a new symbol, rejecting reserved names and duplicates.

@@ -13,12 +13,14 @@ impl<'a> Builder<'a> {
     pub(super) fn control_builtin(&mut self, name: &str, args: &'a [Expr], pos: Pos) -> R<bool> {
         match name {
             "reach_error" | "__VERIFIER_error" | "__assert_fail" | "__assert" | "__assert_perror_fail" => {
-                self.goto(self.error);
+                let failing = self.failing_call(pos);
+                self.goto(failing);
             }
             "__VERIFIER_assert" | "assert" => {
                 let [c] = args else { return Err(self.err(pos, format!("'{name}' takes one argument"))) };
                 let next = self.new_node(self.line);
-                self.cond(c, next, self.error)?;
+                let failing = self.failing_call(pos);
+                self.cond(c, next, failing)?;
                 self.cur = next;
             }
             "__VERIFIER_assume" | "assume_abort_if_not" => {
@@ -33,6 +35,15 @@ impl<'a> Builder<'a> {
             _ => return Ok(false),
         }
         Ok(true)
+    }
+
+    /// A node standing for a failing call at `pos`, going on to the error location.
+    fn failing_call(&mut self, pos: Pos) -> NodeId {
+        let n = self.new_node(self.line);
+        self.nodes[n].out = Out::Goto(self.error);
+        let site = self.site(pos);
+        self.failures.insert(n, site);
+        n
     }
 
     /// A call in an expression: a built-in, or an inlined program function
@@ -53,7 +64,9 @@ impl<'a> Builder<'a> {
         if let Some(suffix) = name.strip_prefix("__VERIFIER_nondet_") {
             let t = self.nondet_type(suffix, f.pos)?;
             let (lo, hi) = self.range(t, f.pos)?;
-            return Ok(Val::Int(LExpr::Nondet(lo, hi, self.line_of(pos)), t));
+            let site = self.site(self.call_end(f.pos));
+            self.calls.push((name.clone(), site));
+            return Ok(Val::Int(LExpr::Nondet(lo, hi, self.calls.len() - 1), t));
         }
         if let Some(v) = self.library(name, args, pos)? {
             return Ok(v);
