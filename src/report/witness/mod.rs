@@ -10,7 +10,6 @@
 pub mod format;
 pub mod invariant;
 pub mod path;
-pub mod sha256;
 pub mod validate;
 
 use crate::answer::{Certification, CheckResult, Verdict};
@@ -41,37 +40,20 @@ impl Program {
     }
 }
 
-/// A random (version 4) UUID, from the system's random source (or, where
-/// there is none, the clock and the process id).
+/// The SHA-256 digest of `bytes` in lower-case hexadecimal.
+fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A random (version 4) UUID.
 fn uuid() -> String {
-    let mut b = [0u8; 16];
-    let ok = std::fs::File::open("/dev/urandom").and_then(|mut f| std::io::Read::read_exact(&mut f, &mut b)).is_ok();
-    if !ok {
-        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
-        let x = t ^ ((std::process::id() as u128) << 64);
-        b = x.to_le_bytes();
-    }
-    b[6] = (b[6] & 0x0f) | 0x40;
-    b[8] = (b[8] & 0x3f) | 0x80;
-    let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    format!("{}-{}-{}-{}-{}", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..32])
+    uuid::Uuid::new_v4().to_string()
 }
 
 /// The current time in ISO 8601 (UTC, seconds).
 fn now() -> String {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // civil from days (Howard Hinnant's algorithm)
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + (m <= 2) as i64;
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem / 60 % 60, rem % 60)
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
 
 /// The metadata of an entry about `program`.
@@ -83,7 +65,7 @@ fn metadata(program: &Program, model: DataModel) -> Metadata {
         producer: Producer { name: "arrax".into(), version: env!("CARGO_PKG_VERSION").into() },
         task: TaskInfo {
             input_files: vec![program.file.clone()],
-            input_file_hashes: BTreeMap::from([(program.file.clone(), sha256::hex(&program.bytes))]),
+            input_file_hashes: BTreeMap::from([(program.file.clone(), sha256(&program.bytes))]),
             specification: SPECIFICATION.into(),
             data_model: match model {
                 DataModel::Ilp32 => "ILP32",
