@@ -19,8 +19,13 @@ use crate::system::cube::{zvar, Cube};
 /// Sampled states per location that hulls are built from, at most.
 pub(super) const HULL_LOOKS: u64 = 64;
 
-/// Positions at each end of a range taken as points, in one state.
-const WINDOW: i64 = 8;
+/// Positions at each end of a range taken as points, in one of a
+/// location's first sampled states, and in the later ones (which mostly
+/// confirm what the first spanned).
+const WINDOW: (i64, i64) = (8, 2);
+
+/// The sampled states of a location with the wider window.
+const FIRST_LOOKS: u64 = 8;
 
 /// Points beyond those spanning a hull before its equalities are believed.
 const EVIDENCE: usize = 3;
@@ -72,9 +77,10 @@ fn pivot(r: &[i128]) -> usize {
 }
 
 impl Hull {
-    /// Whether no equality can hold any more (the hull is the whole space).
-    fn full(&self, dim: usize) -> bool {
-        self.broken || self.rows.len() >= dim
+    /// Whether no equality can fix coordinate `target` any more: the hull
+    /// is the whole space, or the coordinate went wild.
+    fn done(&self, dim: usize, target: usize) -> bool {
+        self.broken || self.rows.len() >= dim || self.wild.get(target).copied().unwrap_or(false)
     }
 
     /// Adds a point whose coordinates are known (`Some`), or marks the
@@ -222,19 +228,20 @@ impl Hulls {
         Hulls { scalars, ranges, arrays: w.arrays, coords, at: vec![per_loc; places] }
     }
 
-    /// Adds the points of a sampled state at location slot `at`.
-    pub(super) fn look(&mut self, at: usize, st: &State) {
+    /// Adds the points of the `look`-th sampled state at location slot `at`.
+    pub(super) fn look(&mut self, at: usize, st: &State, look: u64) {
+        let window = if look <= FIRST_LOOKS { WINDOW.0 } else { WINDOW.1 };
         let Some((scalar, ranges)) = self.at.get_mut(at) else { return };
         scalar.add(&point(&self.scalars, st, 0));
         for (r, &(lo, hi)) in self.ranges.iter().enumerate() {
             let (Some(lo), Some(hi)) = (exact_at(lo, st, 0), exact_at(hi, st, 0)) else { continue };
             for (k, coords) in self.coords.iter().enumerate() {
                 let hull = &mut ranges[r * self.arrays.len() + k];
-                if hull.full(coords.len()) {
+                if hull.done(coords.len(), coords.len() - 1) {
                     continue;
                 }
-                let mid = lo.saturating_add(WINDOW).min(hi);
-                for z in (lo..mid).chain(hi.saturating_sub(WINDOW).max(mid)..hi) {
+                let mid = lo.saturating_add(window).min(hi);
+                for z in (lo..mid).chain(hi.saturating_sub(window).max(mid)..hi) {
                     hull.add(&point(coords, st, z));
                 }
             }

@@ -107,7 +107,7 @@ impl Houdini<'_> {
                 return true;
             }
             if *looks <= HULL_LOOKS {
-                hulls.look(at, st);
+                hulls.look(at, st, *looks);
             }
             // whole ranges (up to a bound) at first, then their ends
             let window = if *looks <= 8 { RANGE_CAP } else { 16 };
