@@ -216,3 +216,12 @@ pub fn read_file(path: &Path, reading: Reading) -> Result<Parsed, Diagnostic> {
         _ => parse_str_until(&read_text(path)?, format, reading.deadline),
     }
 }
+
+/// A YAML reading error as a located diagnostic; `what` names the file's
+/// kind in the message (`task file`, `witness`).
+pub fn yaml_diagnostic(e: serde_yaml_ng::Error, what: &str) -> Diagnostic {
+    let (line, col) = e.location().map(|l| (l.line(), l.column())).unwrap_or((1, 1));
+    let msg = e.to_string();
+    let msg = msg.split(" at line ").next().unwrap_or(&msg);
+    Diagnostic::new(line.max(1), col.max(1), format!("{what}: {msg}"))
+}

@@ -60,10 +60,7 @@ fn locate(src: &str, key: &str, needle: &str) -> (usize, usize) {
 }
 
 fn yaml_error(e: serde_yaml_ng::Error) -> Diagnostic {
-    let (line, col) = e.location().map(|l| (l.line(), l.column())).unwrap_or((1, 1));
-    let msg = e.to_string();
-    let msg = msg.split(" at line ").next().unwrap_or(&msg);
-    Diagnostic::new(line.max(1), col.max(1), format!("task file: {msg}"))
+    crate::frontend::yaml_diagnostic(e, "task file")
 }
 
 /// Reads a task file's text (YAML, any style).

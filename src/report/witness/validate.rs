@@ -59,10 +59,7 @@ fn nth(src: &str, needle: &str, n: usize) -> (usize, usize) {
 }
 
 fn yaml_error(e: serde_yaml_ng::Error) -> Diagnostic {
-    let (line, col) = e.location().map(|l| (l.line(), l.column())).unwrap_or((1, 1));
-    let msg = e.to_string();
-    let msg = msg.split(" at line ").next().unwrap_or(&msg);
-    Diagnostic::new(line.max(1), col.max(1), format!("witness: {msg}"))
+    crate::frontend::yaml_diagnostic(e, "witness")
 }
 
 /// The value of a constraint `\result == v` (also `v == \result`, with
