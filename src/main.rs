@@ -135,6 +135,11 @@ struct CheckArgs {
     /// query's index terms, or the solver's quantifier support).
     #[arg(long, value_enum, default_value_t = arrax::engine::pdr::lemma::Lemmas::Instances)]
     pdr_lemmas: arrax::engine::pdr::lemma::Lemmas,
+    /// IC3/PDR: what the frames start with besides the facts known by
+    /// construction: invariants solved from sampled executions, those and
+    /// the candidate-invariant templates', or nothing.
+    #[arg(long, value_enum, default_value_t = arrax::engine::pdr::Seeds::Solved)]
+    pdr_seeds: arrax::engine::pdr::Seeds,
     /// Print search statistics, and progress on stderr about once a second
     /// (`-vv`: the search's steps; `-vvv`: everything; `RUST_LOG` overrides).
     #[arg(long, short, action = clap::ArgAction::Count)]
@@ -547,6 +552,7 @@ fn options(args: &CheckArgs) -> CheckOptions {
         postpone: !args.no_postpone,
         accelerate: !args.no_accelerate,
         pdr_lemmas: args.pdr_lemmas,
+        pdr_seeds: args.pdr_seeds,
         graph: args.dot.is_some(),
     };
     CheckOptions {

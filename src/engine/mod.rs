@@ -126,6 +126,8 @@ pub struct Settings {
     pub accelerate: bool,
     /// IC3/PDR: how quantified lemmas enter queries.
     pub pdr_lemmas: pdr::lemma::Lemmas,
+    /// IC3/PDR: what the frames start with.
+    pub pdr_seeds: pdr::Seeds,
     /// Whether engines hand back their search graph (`--dot`).
     pub graph: bool,
 }
@@ -144,6 +146,7 @@ impl Default for Settings {
             postpone: true,
             accelerate: true,
             pdr_lemmas: pdr::lemma::Lemmas::Instances,
+            pdr_seeds: pdr::Seeds::Solved,
             graph: false,
         }
     }

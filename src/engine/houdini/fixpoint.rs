@@ -352,20 +352,46 @@ impl<'a> Houdini<'a> {
         self.fixpoint(survivors.into_iter().chain(more).collect())
     }
 
-    /// Houdini's fixpoint over the candidates' cubes: the proof, or why
-    /// there is none.
-    fn fixpoint(&mut self, cubes: Vec<Cube>) -> Result<Answer, String> {
+    /// The candidates that survive sampled executions and are inductive
+    /// together (Houdini's greatest fixpoint, without the unsafe cubes):
+    /// cubes whose negations hold in every reachable state, whatever the
+    /// property. Empty when sampling reaches an unsafe state; `Err` at the
+    /// time limit or when the solver gives up.
+    pub fn invariants(&mut self) -> Result<Vec<Cube>, String> {
+        let (mut cubes, more) = self.sampled()?;
+        cubes.extend(more);
+        self.members_of(cubes, false)?;
+        match self.rounds(&mut HashMap::new())? {
+            Some(Answer::Unknown(why)) => return Err(why),
+            Some(_) => return Err("the fixpoint without unsafe cubes ended with an answer".into()),
+            None => {}
+        }
+        Ok(self.members.iter().filter(|m| m.alive).map(|m| m.cube.clone()).collect())
+    }
+
+    /// The fixpoint's members: the unsafe cubes (if `unsafe_`, never
+    /// dropped), and the candidate cubes disjoint from the initial states.
+    fn members_of(&mut self, cubes: Vec<Cube>, unsafe_: bool) -> Result<(), String> {
         if cubes.len() > MAX_SURVIVORS {
             return Err(format!("too many candidates ({}) survive sampling", cubes.len()));
         }
-        for q in self.sys.unsafe_.clone() {
-            for c in Cube::normalize(&q.vars, &q.lits) {
-                self.add(c, true);
+        if unsafe_ {
+            for q in self.sys.unsafe_.clone() {
+                for c in Cube::normalize(&q.vars, &q.lits) {
+                    self.add(c, true);
+                }
             }
         }
         for c in self.disjoint_from_initial(cubes)? {
             self.add(c, false);
         }
+        Ok(())
+    }
+
+    /// Houdini's fixpoint over the candidates' cubes: the proof, or why
+    /// there is none.
+    fn fixpoint(&mut self, cubes: Vec<Cube>) -> Result<Answer, String> {
+        self.members_of(cubes, true)?;
         tracing::debug!("houdini: {} members after the initial states ({:.2}s)", self.members.len(), self.start.elapsed().as_secs_f64());
         for m in &self.members {
             tracing::trace!("houdini member {}", m.cube);

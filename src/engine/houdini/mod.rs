@@ -47,6 +47,27 @@ pub struct Options {
     pub max_procs: usize,
     /// Facts known to hold at locations (`pc = l`, facts): candidates too.
     pub location_facts: Vec<(Term, Vec<Term>)>,
+    /// Whether candidates come from the templates too; else only from the
+    /// affine equalities solved from sampled states (and the location
+    /// facts).
+    pub templates: bool,
+}
+
+/// The answer when a sampled execution reached an unsafe state (`o`, its
+/// opening): forward execution repeats the run, recorded, and the
+/// independent checker replays it; `who` names the engine that sampled.
+pub fn repeat_unsafe_run(
+    o: crate::engine::run::Opening,
+    settings: &crate::engine::Settings,
+    task: &crate::engine::Task,
+    budget: &crate::engine::Budget,
+    replayer: &mut dyn crate::answer::Replayer,
+    who: &str,
+) -> crate::answer::Outcome {
+    let mut run = crate::engine::run::ForwardExecution::opening(settings.clone(), o);
+    let mut out = crate::engine::Engine::solve(&mut run, task, budget, replayer);
+    out.notes.insert(0, format!("{who}: a sampled execution ({:?} values) reaches an unsafe state", o.mode));
+    out
 }
 
 /// The candidate-invariant engine: templates instantiated, tested on
@@ -79,16 +100,12 @@ impl crate::engine::Engine for CandidateInvariants {
             backend: self.backend(),
             max_procs: self.settings.max_procs,
             location_facts: crate::reach::dataflow::location_facts(sys),
+            templates: true,
         };
         let mut h = Houdini::new(sys, opts);
         let answer = h.run();
         if let Some(o) = h.unsafe_run {
-            // a bug: forward execution repeats the run, recorded, and the
-            // independent checker replays it
-            let mut run = crate::engine::run::ForwardExecution::opening(self.settings.clone(), o);
-            let mut out = crate::engine::Engine::solve(&mut run, task, budget, replayer);
-            out.notes.insert(0, format!("candidate invariants: a sampled execution ({:?} values) reaches an unsafe state", o.mode));
-            return out;
+            return repeat_unsafe_run(o, &self.settings, task, budget, replayer, "candidate invariants");
         }
         let (made, sampled, kept, _) = h.counts;
         let notes = vec![

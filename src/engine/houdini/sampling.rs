@@ -39,7 +39,7 @@ impl Houdini<'_> {
         let control = crate::reach::dataflow::control_variable(sys);
         let pc = control.and_then(|k| prog.scalar_terms.iter().position(|t| *t == sys.vars[k].term));
         let voc = Vocabulary { sys, prog: &prog, pc };
-        let mut cands = candidates(&voc);
+        let mut cands = if self.opts.templates { candidates(&voc) } else { vec![] };
         self.counts.0 = cands.len();
         if cands.len() > MAX_CANDIDATES {
             return Err(format!("too many candidates ({}) for the program's vocabulary", cands.len()));
@@ -48,7 +48,8 @@ impl Houdini<'_> {
         // candidates: locations numbered from the control variable's least value
         let base = pc.map_or(0, |p| prog.scalar_terms[p].sort().finite_range().map_or(0, |r| r.0));
         let slot = |loc: Option<i64>| loc.map_or(0, |l| (l - base) as usize);
-        let places = cands.iter().map(|c| slot(c.loc) + 1).max().unwrap_or(1);
+        let locations = pc.and_then(|p| prog.scalar_terms[p].sort().finite_range()).map_or(1, |(lo, hi)| (hi - lo + 1) as usize);
+        let places = cands.iter().map(|c| slot(c.loc) + 1).max().unwrap_or(1).max(locations);
         let mut by_loc: Vec<Vec<Candidate>> = vec![vec![]; places];
         for c in cands.drain(..) {
             by_loc[slot(c.loc)].push(c);

@@ -31,7 +31,7 @@ impl Search<'_> {
         if isort != Sort::Int {
             return None;
         }
-        let ground = ground_indices(g);
+        let ground = abstracted(&ground_indices(g));
         let mut vars = g.vars.clone();
         let mut lits = g.lits.clone();
         let mut ties: Vec<(Term, Term)> = vec![];
@@ -54,6 +54,10 @@ impl Search<'_> {
         for (w, t) in &ties {
             let bounds = self.bounds(&c, w, Some(t));
             c.lits.extend(bounds);
+            for u in indices_over(&c, w) {
+                let bounds = self.bounds(&c, &u, None);
+                c.lits.extend(bounds);
+            }
         }
         for v in &g.vars {
             let bounds = self.bounds(&c, v, None);
@@ -152,13 +156,61 @@ fn ground_indices(g: &Cube) -> Vec<Term> {
     out
 }
 
-/// The literal with every array read at index `t` read at `w` instead.
+/// The terms a cube's ground index terms are abstracted at: a term
+/// affine in one variable (`2·j + 1`) is abstracted at that variable, so
+/// that reads at `j` and at `2·j + 1` keep their relation (`a[z]`,
+/// `b[2·z + 1]`); any other term (a numeral, a sum of variables) is
+/// abstracted as a whole. In order of first occurrence, without repeats.
+fn abstracted(ground: &[Term]) -> Vec<Term> {
+    let mut out: Vec<Term> = vec![];
+    for t in ground {
+        let one = Linear::of(t).filter(|l| l.coeffs.len() == 1).and_then(|l| l.coeffs.keys().next().cloned());
+        let target = one.filter(|x| x.is_var()).unwrap_or_else(|| t.clone());
+        if !out.contains(&target) {
+            out.push(target);
+        }
+    }
+    out
+}
+
+/// The index terms of the cube's reads that mention `w` and are not `w`
+/// itself (`2·w + 1`): their bounds are what a range lemma may need.
+fn indices_over(c: &Cube, w: &Term) -> Vec<Term> {
+    let mut out: Vec<Term> = vec![];
+    for l in &c.lits {
+        for r in collect(l, &|t: &Term| matches!(t.op(), Op::Select)) {
+            for i in &r.args()[1..] {
+                if i != w && occurs(w, i) && !out.contains(i) {
+                    out.push(i.clone());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The literal with every array read at index `t` read at `w` instead;
+/// when `t` is a variable, also every read at an index term over `t`
+/// (`b[2·t + 1]` read at `b[2·w + 1]`).
 fn reindex(l: &Term, t: &Term, w: &Term) -> Term {
-    let reads = collect(l, &|r: &Term| matches!(r.op(), Op::Select) && r.args()[1..].contains(t));
+    let over = |i: &Term| i == t || (t.is_var() && occurs(t, i));
+    let reads = collect(l, &|r: &Term| matches!(r.op(), Op::Select) && r.args()[1..].iter().any(over));
+    let tie: HashMap<Term, Term> = [(t.clone(), w.clone())].into_iter().collect();
     let map: HashMap<Term, Term> = reads
         .into_iter()
         .map(|r| {
-            let args: Vec<Term> = r.args()[1..].iter().map(|i| if i == t { w.clone() } else { i.clone() }).collect();
+            let args: Vec<Term> = r.args()[1..]
+                .iter()
+                .map(|i| {
+                    if i == t {
+                        w.clone()
+                    } else if over(i) {
+                        substitute(i, &tie)
+                    } else {
+                        i.clone()
+                    }
+                })
+                .collect();
             let re = Term::select(&r.args()[0], &args);
             (r, re)
         })

@@ -43,7 +43,14 @@ pub struct Options {
     /// Cubes whose negations hold by construction (range and location
     /// facts): lemmas of every frame, and part of the invariant.
     pub facts: Vec<Cube>,
+    /// When the seeder runs, if the search is still undecided then.
+    pub seed_at: Option<Instant>,
 }
+
+/// Invariants found apart from the search (cubes whose negations hold in
+/// every reachable state), asked for once the search has run for a
+/// while; `Err` ends the search with that reason.
+pub type Seeder<'a> = Box<dyn FnOnce() -> Result<Vec<Cube>, String> + 'a>;
 
 /// Frame `j` of `frames` as queries see it (`F_0`: the initial states).
 pub fn frame(frames: &Frames, j: usize) -> Frame<'_> {
@@ -64,6 +71,8 @@ pub struct Search<'a> {
     pub(super) k: usize,
     /// Counters and timers.
     pub stats: Stats,
+    /// The seeder, until it has run.
+    seeder: Option<Seeder<'a>>,
 }
 
 impl<'a> Search<'a> {
@@ -74,7 +83,28 @@ impl<'a> Search<'a> {
         for f in &opts.facts {
             frames.add(f.clone(), INFINITY);
         }
-        Search { sys, opts, q, frames, k: 1, stats: Stats::default() }
+        Search { sys, opts, q, frames, k: 1, stats: Stats::default(), seeder: None }
+    }
+
+    /// The search with a seeder, run at `opts.seed_at`.
+    pub fn seeded(mut self, seeder: Seeder<'a>) -> Search<'a> {
+        self.seeder = Some(seeder);
+        self
+    }
+
+    /// Runs the seeder once its time has come: its invariants join every
+    /// frame (they hold in every reachable state, so adding them at any
+    /// time keeps each frame an over-approximation of the states reachable
+    /// within its bound).
+    fn seed(&mut self) -> Result<(), String> {
+        if self.opts.seed_at.is_none_or(|t| Instant::now() < t) {
+            return Ok(());
+        }
+        let Some(seeder) = self.seeder.take() else { return Ok(()) };
+        for c in seeder()? {
+            self.frames.add(c, INFINITY);
+        }
+        Ok(())
     }
 
     /// Why the search must stop now, if it must.
@@ -122,6 +152,9 @@ impl<'a> Search<'a> {
                         Ok(false) => break,
                         Ok(true) => {}
                         Err(w) => return Answer::Unknown(format!("solver: {w}")),
+                    }
+                    if let Err(why) = self.seed() {
+                        return Answer::Unknown(why);
                     }
                     match self.block(u.clone()) {
                         Ok(None) => {}
