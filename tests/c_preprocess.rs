@@ -122,8 +122,8 @@ fn long_straight_line_programs_lower() {
 /// lower in the time limit the run ends UNKNOWN (exit 3), not later.
 #[test]
 fn the_time_limit_covers_the_front_end() {
-    let dir = std::env::temp_dir().join(format!("arrax-pp-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new().prefix("arrax-pp-").tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let path = dir.join("huge.c");
     let mut src = String::from("int a[1000];\nint main() {\n  int x = 0; int y = 1;\n");
     for k in 0..400_000 {
@@ -138,5 +138,4 @@ fn the_time_limit_covers_the_front_end() {
     let out = Command::new(env!("CARGO_BIN_EXE_arrax")).args(["check", "--timeout", "0.2", "--json"]).arg(&path).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("\"verdict\":\"UNKNOWN\"") && stdout.contains("\"reason\":\"timeout\""), "{stdout}");
-    std::fs::remove_dir_all(&dir).ok();
 }

@@ -216,8 +216,8 @@ fn negate(src: &str, k: usize) -> Option<String> {
 #[test]
 fn lowered_programs_agree_with_gcc() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let dir = std::env::temp_dir().join(format!("arrax-c-sem-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new().prefix("arrax-c-sem-").tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let mut checked = 0;
     for name in ["arith", "control", "scopes", "exprs", "operators", "pointers", "structs"] {
         let src = std::fs::read_to_string(root.join("tests/c_programs").join(format!("{name}.c"))).unwrap();

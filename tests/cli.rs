@@ -56,8 +56,8 @@ fn process_limit_never_claims_safe() {
 
 #[test]
 fn bad_input_gets_file_line_col_and_exit_2() {
-    let dir = std::env::temp_dir().join(format!("arrax-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new().prefix("arrax-cli-").tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let cases: &[(&str, &[u8], &str)] = &[
         ("undeclared.mcmt", b":local a bool\n:initial\n:var x\n:cnj (= q[x] true)\n:unsafe\n:var z1\n:cnj (= a[z1] true)\n", ":4:"),
         ("truncated.mcmt", b":local a bool\n:initial\n:var x\n:cnj (= a[x] ", ":4:"),
@@ -109,9 +109,9 @@ fn json_is_one_object_with_the_verdict() {
 
 #[test]
 fn invariant_and_obligations_are_written_as_smtlib() {
-    let dir = std::env::temp_dir().join(format!("arrax-obl-{}", std::process::id()));
+    let tmp = tempfile::Builder::new().prefix("arrax-obl-").tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let inv = dir.join("inv.smt2");
-    std::fs::create_dir_all(&dir).unwrap();
     let (code, out, err) = arrax(&["check", "models/bakery.mcmt", "--invariant", inv.to_str().unwrap(), "--obligations", dir.join("obl").to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
     let text = std::fs::read_to_string(&inv).unwrap();
@@ -142,8 +142,8 @@ fn json_statistics_agree_with_the_text() {
 
 #[test]
 fn bad_c_input_gets_file_line_col_and_exit_2() {
-    let dir = std::env::temp_dir().join(format!("arrax-cli-c-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new().prefix("arrax-cli-c-").tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let cases: &[(&str, &str, &str)] = &[
         ("syntax.c", "int main() {\n  int x = 1 +;\n}\n", ":2:14: syntax error: expected an expression"),
         ("pointer.c", "int main() {\n  int *p = (int *) 4;\n  return *p;\n}\n", ":2:20: unsupported: converting an integer to a pointer"),
@@ -165,8 +165,8 @@ fn bad_c_input_gets_file_line_col_and_exit_2() {
 
 #[test]
 fn task_files_name_their_program_and_property() {
-    let dir = std::env::temp_dir().join(format!("arrax-cli-yml-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new().prefix("arrax-cli-yml-").tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     std::fs::write(dir.join("ok.c"), "extern void __VERIFIER_assert(int);\nint main() {\n  int x = 1;\n  __VERIFIER_assert(x == 1);\n}\n").unwrap();
     std::fs::write(dir.join("bad.c"), "int main() {\n  return 0\n}\n").unwrap();
     let task = |program: &str, property: &str| {
@@ -261,8 +261,8 @@ fn closed_stdout_is_no_panic() {
 /// `file:line:col`, exit code 2.
 #[test]
 fn property_files() {
-    let dir = std::env::temp_dir().join(format!("arrax-prp-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new().prefix("arrax-prp-").tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let good = dir.join("unreach-call.prp");
     std::fs::write(&good, "CHECK( init(main()), LTL(G ! call(reach_error())) )\n").unwrap();
     let bad = dir.join("valid-memsafety.prp");
@@ -272,7 +272,6 @@ fn property_files() {
     let (code, _, err) = arrax(&["check", "models/find.c", "--property", bad.to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains(&format!("{}:1:1: unsupported property", bad.display())), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Engines that need integer indices are a usage error on a protocol.
@@ -297,8 +296,8 @@ fn clauses_name_distinct_variables() {
 /// covering edges, or the lazy abstraction tree.
 #[test]
 fn dot_writes_the_search_graph() {
-    let dir = std::env::temp_dir().join(format!("arrax-dot-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new().prefix("arrax-dot-").tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     for (model, engine) in [("models/mutex.mcmt", "bwd"), ("models/find.c", "lazy")] {
         let file = dir.join(format!("{engine}.dot"));
         let (code, out, err) = arrax(&["check", model, "--engine", engine, "--dot", file.to_str().unwrap()]);
@@ -310,7 +309,6 @@ fn dot_writes_the_search_graph() {
             assert!(dot.contains("style=dashed"), "covering edges: {dot}");
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Option values out of range are usage errors (exit 2), never a panic or
@@ -354,8 +352,8 @@ fn data_model_option() {
     assert_eq!((code, out.lines().next()), (0, Some("TRUE")), "{out}{err}");
     let (code, out, err) = arrax(&["check", "--svcomp", "--data-model", "LP64", prog]);
     assert_eq!((code, out.lines().next()), (1, Some("FALSE")), "{out}{err}");
-    let dir = std::env::temp_dir().join(format!("arrax-cli-dm-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new().prefix("arrax-cli-dm-").tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let program = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(prog);
     let task = dir.join("t.yml");
     let yaml = format!("input_files: '{}'\nproperties: [{{property_file: unreach-call.prp}}]\noptions: {{language: C, data_model: LP64}}\n", program.display());

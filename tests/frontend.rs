@@ -196,8 +196,8 @@ fn ill_typed_hints_are_dropped_with_a_warning() {
 
 #[test]
 fn files_that_cannot_be_read_or_are_not_text() {
-    let dir = std::env::temp_dir().join(format!("arrax-fe-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new().prefix("arrax-fe-").tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let bin = dir.join("garbage.mcmt");
     std::fs::write(&bin, [0xff, 0xfe, 0x00, 0x9c, 0x28, b'(']).unwrap();
     let d = parse_file(&bin).err().expect("binary input is an error");
@@ -206,7 +206,6 @@ fn files_that_cannot_be_read_or_are_not_text() {
     let d = parse_file(&dir.join("missing.mcmt")).err().expect("a missing file is an error");
     assert_eq!((d.line, d.col), (0, 0), "a problem of the whole file has no position");
     assert!(d.message.contains("cannot read"), "{d}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Asserts that `src` (MCMT) fails at `line:col` with a message containing `msg`.

@@ -271,8 +271,8 @@ fn random_systems_round_trip() {
 /// message` and exit code 2.
 #[test]
 fn command_line_exits_2_on_deep_and_huge_inputs() {
-    let dir = std::env::temp_dir().join(format!("arrax-hostile-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new().prefix("arrax-hostile-").tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let cases = [
         ("deep.mcmt", fill(Format::Mcmt, &nested(Format::Mcmt, 50_000, "not"))),
         ("deep.cub", fill(Format::Cubicle, &nested(Format::Cubicle, 5_000, "parens"))),
@@ -292,7 +292,6 @@ fn command_line_exits_2_on_deep_and_huge_inputs() {
             assert!(located, "{cmd} {name}: {err}");
         }
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Inputs the fuzz targets crashed on (minimized), each now a located error.

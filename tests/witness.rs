@@ -206,8 +206,8 @@ fn arrax(args: &[&str]) -> (i32, String, String) {
 /// `file:line:col: message`); no witness for non-C inputs or UNKNOWN.
 #[test]
 fn witnesses_on_the_command_line() {
-    let dir = std::env::temp_dir().join(format!("arrax-witness-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new().prefix("arrax-witness-").tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let w = dir.join("w.yml");
     let ws = w.to_str().unwrap();
     let (code, out, _) = arrax(&["check", "models/last_of_buggy.c", "--witness", ws]);
@@ -255,7 +255,6 @@ fn witnesses_on_the_command_line() {
     let (code, _, err) = arrax(&["check", "models/german.mcmt", "--witness", ws]);
     assert_eq!(code, 2);
     assert!(err.contains("--witness: witnesses are written for C programs"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A small violation witness as written (forward execution, whose choices
