@@ -200,6 +200,7 @@ impl<'a> Search<'a> {
             if let Some(why) = self.limit() {
                 return Err(why);
             }
+            self.seed()?;
             let (c, j, depth) = (obs.get(id).cube.clone(), obs.get(id).level, obs.get(id).depth);
             if obs.get(id).parent.is_some() && !self.q.meets(&frame(&self.frames, j), &c, &[]).map_err(|w| format!("solver: {w}"))? {
                 continue;
