@@ -282,10 +282,13 @@ fn follow(sys: &System, map: &SourceMap, w: &Witness, choice: i64, deadline: Opt
     Err("the initial state is the error location".into())
 }
 
+/// Values of inputs, by their symbols.
+type Assignment = Vec<(Term, i64)>;
+
 /// The first step from location `loc` that the witness's values fit (see
 /// [`witness_inputs`]) and that is enabled: its transition, all its inputs
 /// and the next waypoint; else why no step fits (the last mismatch met).
-fn next_step(m: &mut Machine, map: &SourceMap, loc: usize, w: &Witness, cursor: usize, choice: i64) -> Result<(usize, Vec<(Term, i64)>, usize), String> {
+fn next_step(m: &mut Machine, map: &SourceMap, loc: usize, w: &Witness, cursor: usize, choice: i64) -> Result<(usize, Assignment, usize), String> {
     let mut mismatch = None;
     for (ti, step) in map.steps.iter().enumerate().filter(|(_, s)| s.from == loc) {
         let (assigned, next) = match witness_inputs(m, step, w, cursor, choice) {
@@ -308,8 +311,8 @@ fn next_step(m: &mut Machine, map: &SourceMap, loc: usize, w: &Witness, cursor: 
 /// position, within its range), a call not executed a value it does not
 /// need, any other input `choice`; with the waypoint after them, or why
 /// the witness does not fit the step.
-fn witness_inputs(m: &mut Machine, step: &Step, w: &Witness, cursor: usize, choice: i64) -> Result<(Vec<(Term, i64)>, usize), String> {
-    let mut assigned: Vec<(Term, i64)> = vec![];
+fn witness_inputs(m: &mut Machine, step: &Step, w: &Witness, cursor: usize, choice: i64) -> Result<(Assignment, usize), String> {
+    let mut assigned: Assignment = vec![];
     let mut next = cursor;
     for i in &step.inputs {
         let run = match m.eval(&i.when, &assigned) {
