@@ -418,6 +418,9 @@ impl<'a> Env<'a> {
         }
     }
 
+    /// An application `(head args…)`: a loose equation, a constant array,
+    /// a predicate or a bitwise operator by its head, else an operator of
+    /// one of the families below.
     fn app(&mut self, e: &Sexp, items: &[Sexp]) -> Result<Term, Diagnostic> {
         let Some((head, args)) = items.split_first() else {
             return Err(self.error(e, "empty application '()'"));
@@ -452,6 +455,23 @@ impl<'a> Env<'a> {
             _ => return Err(self.error(head, format!("'{}' is not a function", excerpt(self.src, head)))),
         };
         match op {
+            "not" | "and" | "or" | "=>" | "implies" | "ite" | "=" | "distinct" => self.logical(e, op, args),
+            "<" | "<=" | ">" | ">=" | "+" | "-" | "*" | "div" | "mod" | "/" => self.arithmetic(e, op, args),
+            "select" | "store" => self.array_access(e, op, args),
+            "let" => self.let_binding(e, args),
+            "!" => {
+                // an annotated term `(! t :key value …)`: the attributes do not change `t`
+                self.arity(e, op, args, 1, None)?;
+                self.term(&args[0])
+            }
+            "forall" | "exists" | "lambda" => self.binder(e, op, args),
+            _ => unreachable!("every operator is handled"),
+        }
+    }
+
+    /// A connective, a conditional term, an equation or `distinct`.
+    fn logical(&mut self, e: &Sexp, op: &str, args: &[Sexp]) -> Result<Term, Diagnostic> {
+        match op {
             "not" => {
                 self.arity(e, op, args, 1, Some(1))?;
                 Ok(self.formula(&args[0])?.not())
@@ -477,6 +497,15 @@ impl<'a> Env<'a> {
                 let (ts, _) = self.same_sort(e, args)?;
                 Ok(if op == "=" { Self::chain(&ts, Term::eq) } else { Term::distinct(&ts) })
             }
+            _ => unreachable!("logical operators only"),
+        }
+    }
+
+    /// A comparison (of numbers or process indices) or an arithmetic
+    /// operation, linear unless non-linear arithmetic is allowed, with
+    /// constant arithmetic that must not overflow.
+    fn arithmetic(&mut self, e: &Sexp, op: &str, args: &[Sexp]) -> Result<Term, Diagnostic> {
+        match op {
             "<" | "<=" | ">" | ">=" => {
                 self.arity(e, op, args, 2, None)?;
                 let (ts, sort) = self.same_sort(e, args)?;
@@ -538,49 +567,48 @@ impl<'a> Env<'a> {
                 self.folds(e, fold::quotient(&a, &b))?;
                 Ok(Term::div(&a, &b))
             }
-            "select" | "store" => {
-                self.arity(e, op, args, if op == "select" { 2 } else { 3 }, None)?;
-                let a = self.term(&args[0])?;
-                let Some(asort) = a.sort().as_array().cloned() else {
-                    return Err(self.error(&args[0], format!("'{}' is not an array", excerpt(self.src, &args[0]))));
-                };
-                let nidx = asort.index.len();
-                let want = if op == "select" { nidx + 1 } else { nidx + 2 };
-                if args.len() != want {
-                    return Err(self.error(e, format!("'{op}' on this array expects {want} arguments, found {}", args.len())));
-                }
-                let idx = args[1..=nidx].iter().zip(&asort.index).map(|(i, s)| self.term_of_sort(i, s)).collect::<Result<Vec<_>, _>>()?;
-                if op == "select" {
-                    Ok(Term::select(&a, &idx))
-                } else {
-                    let v = self.term_of_sort(&args[nidx + 1], &asort.elem)?;
-                    Ok(Term::store(&a, &idx, &v))
-                }
-            }
-            "let" => self.let_binding(e, args),
-            "!" => {
-                // an annotated term `(! t :key value …)`: the attributes do not change `t`
-                self.arity(e, op, args, 1, None)?;
-                self.term(&args[0])
-            }
-            "forall" | "exists" | "lambda" => {
-                self.arity(e, op, args, 2, Some(2))?;
-                let vars = self.binders(&args[0])?;
-                self.push_scope();
-                for v in &vars {
-                    self.bind(v.var_name().expect("a variable"), Binding::Term(v.clone()));
-                }
-                let body = if op == "lambda" { self.term(&args[1]) } else { self.formula(&args[1]) };
-                self.pop_scope();
-                let body = body?;
-                Ok(match op {
-                    "forall" => Term::forall(&vars, &body),
-                    "exists" => Term::exists(&vars, &body),
-                    _ => Term::lambda(&vars, &body),
-                })
-            }
-            _ => unreachable!("every operator is handled"),
+            _ => unreachable!("arithmetic operators only"),
         }
+    }
+
+    /// `select` or `store`, with one index per dimension of the array.
+    fn array_access(&mut self, e: &Sexp, op: &str, args: &[Sexp]) -> Result<Term, Diagnostic> {
+        self.arity(e, op, args, if op == "select" { 2 } else { 3 }, None)?;
+        let a = self.term(&args[0])?;
+        let Some(asort) = a.sort().as_array().cloned() else {
+            return Err(self.error(&args[0], format!("'{}' is not an array", excerpt(self.src, &args[0]))));
+        };
+        let nidx = asort.index.len();
+        let want = if op == "select" { nidx + 1 } else { nidx + 2 };
+        if args.len() != want {
+            return Err(self.error(e, format!("'{op}' on this array expects {want} arguments, found {}", args.len())));
+        }
+        let idx = args[1..=nidx].iter().zip(&asort.index).map(|(i, s)| self.term_of_sort(i, s)).collect::<Result<Vec<_>, _>>()?;
+        if op == "select" {
+            Ok(Term::select(&a, &idx))
+        } else {
+            let v = self.term_of_sort(&args[nidx + 1], &asort.elem)?;
+            Ok(Term::store(&a, &idx, &v))
+        }
+    }
+
+    /// `forall`, `exists` or `lambda`: its variables bound in a scope of
+    /// their own while the body is elaborated.
+    fn binder(&mut self, e: &Sexp, op: &str, args: &[Sexp]) -> Result<Term, Diagnostic> {
+        self.arity(e, op, args, 2, Some(2))?;
+        let vars = self.binders(&args[0])?;
+        self.push_scope();
+        for v in &vars {
+            self.bind(v.var_name().expect("a variable"), Binding::Term(v.clone()));
+        }
+        let body = if op == "lambda" { self.term(&args[1]) } else { self.formula(&args[1]) };
+        self.pop_scope();
+        let body = body?;
+        Ok(match op {
+            "forall" => Term::forall(&vars, &body),
+            "exists" => Term::exists(&vars, &body),
+            _ => Term::lambda(&vars, &body),
+        })
     }
 }
 

@@ -18,7 +18,7 @@
 //! for satisfiable queries with such quantifiers.
 
 use super::{enum_terms, guarded_body, range_fact, Backend, RangeFacts, SatResult, Solver};
-use crate::logic::{free_vars, substitute, BitKind, EnumValues, Op, Sort, Term};
+use crate::logic::{free_vars, substitute, BitKind, Bits, EnumValues, Op, Sort, Term};
 use cvc5::{Kind, TermManager};
 use std::collections::HashMap;
 
@@ -256,29 +256,14 @@ impl Cvc5Solver {
         }
     }
 
+    /// The cvc5 node of a lambda-free term whose operands are translated
+    /// (and cached) by [`Cvc5Solver::tr`]: the logical operators here, the
+    /// other families in their own functions.
     fn tr_node(&mut self, t: &Term) -> Result<cvc5::Term, String> {
         let args = t.args();
         let arity = |n: usize| super::check_arity(t, n);
         match t.op() {
-            Op::Var(name) => {
-                if name.contains('\0') {
-                    return Err(format!("symbol name with a NUL character: {name:?}"));
-                }
-                let s = self.sort(t.sort())?;
-                let c = self.tm.mk_const(s, name).map_err(Cvc5Solver::err)?;
-                self.symbols.insert(c.clone(), t.clone());
-                Ok(c)
-            }
-            Op::Bool(b) => Ok(self.tm.mk_boolean(*b)),
-            Op::Int(n) | Op::EnumConst(n) => Ok(self.tm.mk_integer(*n)),
-            Op::Real(n, d) => {
-                // Normalised literals have d > 0; raw ones are brought there.
-                let (n, d) = if *d < 0 { (n.checked_neg(), d.checked_neg()) } else { (Some(*n), Some(*d)) };
-                match (n, d) {
-                    (Some(n), Some(d)) if d != 0 => self.tm.mk_real_from_rational(n, d).map_err(Cvc5Solver::err),
-                    _ => Err(format!("malformed rational literal: {t}")),
-                }
-            }
+            Op::Var(_) | Op::Bool(_) | Op::Int(_) | Op::EnumConst(_) | Op::Real(..) => self.tr_leaf(t),
             Op::Not => {
                 arity(1)?;
                 let a = self.tr_bool(&args[0])?;
@@ -304,6 +289,46 @@ impl Cvc5Solver {
                 let (a, b) = self.unify(&args[0], &args[1], t)?;
                 self.mk(Kind::Equal, &[a, b])
             }
+            Op::Lt | Op::Le | Op::Add | Op::Mul | Op::Neg | Op::Div | Op::Mod => self.tr_arith(t),
+            Op::Bits(b) => self.tr_bits(*b, t),
+            Op::Select | Op::Store | Op::Lambda(_) => self.tr_array(t),
+            Op::Forall(vs) | Op::Exists(vs) => self.tr_quantifier(vs, t),
+        }
+    }
+
+    /// A symbol (a constant declared from its name and sort, remembered to
+    /// read terms back) or a literal.
+    fn tr_leaf(&mut self, t: &Term) -> Result<cvc5::Term, String> {
+        match t.op() {
+            Op::Var(name) => {
+                if name.contains('\0') {
+                    return Err(format!("symbol name with a NUL character: {name:?}"));
+                }
+                let s = self.sort(t.sort())?;
+                let c = self.tm.mk_const(s, name).map_err(Cvc5Solver::err)?;
+                self.symbols.insert(c.clone(), t.clone());
+                Ok(c)
+            }
+            Op::Bool(b) => Ok(self.tm.mk_boolean(*b)),
+            Op::Int(n) | Op::EnumConst(n) => Ok(self.tm.mk_integer(*n)),
+            Op::Real(n, d) => {
+                // Normalised literals have d > 0; raw ones are brought there.
+                let (n, d) = if *d < 0 { (n.checked_neg(), d.checked_neg()) } else { (Some(*n), Some(*d)) };
+                match (n, d) {
+                    (Some(n), Some(d)) if d != 0 => self.tm.mk_real_from_rational(n, d).map_err(Cvc5Solver::err),
+                    _ => Err(format!("malformed rational literal: {t}")),
+                }
+            }
+            _ => unreachable!("symbols and literals only"),
+        }
+    }
+
+    /// An arithmetic comparison or operation, over Int or (if an operand is
+    /// Real) Real operands.
+    fn tr_arith(&mut self, t: &Term) -> Result<cvc5::Term, String> {
+        let args = t.args();
+        let arity = |n: usize| super::check_arity(t, n);
+        match t.op() {
             Op::Lt | Op::Le => {
                 arity(2)?;
                 let (xs, _) = self.numbers(args, t)?;
@@ -335,26 +360,37 @@ impl Cvc5Solver {
                 }
                 self.mk(Kind::IntsModulus, &xs)
             }
-            Op::Bits(b) => {
-                arity(2)?;
-                // exact: the words of the arguments, the operator, the word read back
-                let (xs, real) = self.numbers(args, t)?;
-                if real {
-                    return Err(format!("bitwise operators need integer operands: {t}"));
-                }
-                let to_bv = self.tm.mk_op(Kind::IntToBitvector, &[b.width as u32]).map_err(Cvc5Solver::err)?;
-                let mut words = vec![];
-                for x in xs {
-                    words.push(self.tm.mk_term_from_op(to_bv.clone(), &[x]).map_err(Cvc5Solver::err)?);
-                }
-                let k = match b.kind {
-                    BitKind::And => Kind::BitvectorAnd,
-                    BitKind::Or => Kind::BitvectorOr,
-                    BitKind::Xor => Kind::BitvectorXor,
-                };
-                let r = self.mk(k, &words)?;
-                self.mk(if b.signed { Kind::BitvectorSbvToInt } else { Kind::BitvectorUbvToInt }, &[r])
-            }
+            _ => unreachable!("arithmetic operators only"),
+        }
+    }
+
+    /// A bitwise operator on integers, exact: the words of the arguments,
+    /// the operator, the word read back.
+    fn tr_bits(&mut self, b: Bits, t: &Term) -> Result<cvc5::Term, String> {
+        super::check_arity(t, 2)?;
+        let (xs, real) = self.numbers(t.args(), t)?;
+        if real {
+            return Err(format!("bitwise operators need integer operands: {t}"));
+        }
+        let to_bv = self.tm.mk_op(Kind::IntToBitvector, &[b.width as u32]).map_err(Cvc5Solver::err)?;
+        let mut words = vec![];
+        for x in xs {
+            words.push(self.tm.mk_term_from_op(to_bv.clone(), &[x]).map_err(Cvc5Solver::err)?);
+        }
+        let k = match b.kind {
+            BitKind::And => Kind::BitvectorAnd,
+            BitKind::Or => Kind::BitvectorOr,
+            BitKind::Xor => Kind::BitvectorXor,
+        };
+        let r = self.mk(k, &words)?;
+        self.mk(if b.signed { Kind::BitvectorSbvToInt } else { Kind::BitvectorUbvToInt }, &[r])
+    }
+
+    /// An array read or write (curried over several indices), or a
+    /// constant array (the only lambda left after [`Cvc5Solver::lambda_free`]).
+    fn tr_array(&mut self, t: &Term) -> Result<cvc5::Term, String> {
+        let args = t.args();
+        match t.op() {
             Op::Select => {
                 if args.len() < 2 {
                     return Err(format!("array read without index: {t}"));
@@ -373,26 +409,6 @@ impl Cvc5Solver {
                 let a = self.tr(&args[0])?;
                 self.store(a, &args[1..args.len() - 1], &args[args.len() - 1], t)
             }
-            Op::Forall(vs) | Op::Exists(vs) => {
-                arity(1)?;
-                let forall = matches!(t.op(), Op::Forall(_));
-                let body = guarded_body(vs, &args[0], forall);
-                let body = self.tr_bool(&body)?;
-                let mut consts = vec![];
-                let mut vars = vec![];
-                for v in vs.iter() {
-                    let name = v.var_name().ok_or_else(|| format!("binder over a non-variable: {t}"))?;
-                    consts.push(self.tr(v)?);
-                    let s = self.sort(v.sort())?;
-                    vars.push(self.tm.mk_var(s, name).map_err(Cvc5Solver::err)?);
-                }
-                if vars.is_empty() {
-                    return Ok(body);
-                }
-                let body = body.substitute_terms(&consts, &vars).map_err(Cvc5Solver::err)?;
-                let list = self.mk(Kind::VariableList, &vars)?;
-                self.mk(if forall { Kind::Forall } else { Kind::Exists }, &[list, body])
-            }
             Op::Lambda(_) if args.len() == 1 && args[0].is_value() => {
                 // A constant array, nested for several dimensions.
                 let dims = t.sort().as_array().map(|a| a.index.len()).unwrap_or(0);
@@ -404,7 +420,32 @@ impl Cvc5Solver {
                 Ok(c)
             }
             Op::Lambda(_) => Err(format!("array lambda in an unsupported position: {t}")),
+            _ => unreachable!("array operators only"),
         }
+    }
+
+    /// A universal or existential quantifier over `vs` (its body guarded
+    /// by the variables' ranges), the constants standing for them in the
+    /// body replaced by cvc5 bound variables.
+    fn tr_quantifier(&mut self, vs: &[Term], t: &Term) -> Result<cvc5::Term, String> {
+        super::check_arity(t, 1)?;
+        let forall = matches!(t.op(), Op::Forall(_));
+        let body = guarded_body(vs, &t.args()[0], forall);
+        let body = self.tr_bool(&body)?;
+        let mut consts = vec![];
+        let mut vars = vec![];
+        for v in vs.iter() {
+            let name = v.var_name().ok_or_else(|| format!("binder over a non-variable: {t}"))?;
+            consts.push(self.tr(v)?);
+            let s = self.sort(v.sort())?;
+            vars.push(self.tm.mk_var(s, name).map_err(Cvc5Solver::err)?);
+        }
+        if vars.is_empty() {
+            return Ok(body);
+        }
+        let body = body.substitute_terms(&consts, &vars).map_err(Cvc5Solver::err)?;
+        let list = self.mk(Kind::VariableList, &vars)?;
+        self.mk(if forall { Kind::Forall } else { Kind::Exists }, &[list, body])
     }
 
     /// Two operands of one sort (an Int and a Real become two Reals).

@@ -12,7 +12,7 @@
 //! unsat cores map back to the assumption terms.
 
 use super::{guarded_body, Backend, RangeFacts, SatResult, Solver};
-use crate::logic::{BitKind, EnumValues, Op, Sort, Term};
+use crate::logic::{BitKind, Bits, EnumValues, Op, Sort, Term};
 use std::collections::HashMap;
 use z3::ast::{Array, Ast, Bool, Dynamic, Int, Real};
 use z3::{Params, SortKind, Symbol};
@@ -107,27 +107,14 @@ impl Z3Solver {
         as_bool(&d, t)
     }
 
+    /// The z3 node of a term whose operands are translated (and cached) by
+    /// [`Z3Solver::tr`]: the logical operators here, the other families
+    /// in their own functions.
     fn tr_node(&mut self, t: &Term) -> Result<Dynamic, String> {
         let args = t.args();
         let arity = |n: usize| super::check_arity(t, n);
         Ok(match t.op() {
-            Op::Var(name) => {
-                if name.contains('\0') {
-                    return Err(format!("symbol name with a NUL character: {name:?}"));
-                }
-                let s = self.sort(t.sort())?;
-                Dynamic::new_const(name.to_string(), &s)
-            }
-            Op::Bool(b) => Bool::from_bool(*b).into(),
-            Op::Int(n) | Op::EnumConst(n) => Int::from_i64(*n).into(),
-            Op::Real(n, d) => {
-                // Normalised literals have d > 0; raw ones are brought there.
-                let (n, d) = if *d < 0 { (n.checked_neg(), d.checked_neg()) } else { (Some(*n), Some(*d)) };
-                match (n, d) {
-                    (Some(n), Some(d)) if d != 0 => Real::from_rational(n, d).into(),
-                    _ => return Err(format!("malformed rational literal: {t}")),
-                }
-            }
+            Op::Var(_) | Op::Bool(_) | Op::Int(_) | Op::EnumConst(_) | Op::Real(..) => self.tr_leaf(t)?,
             Op::Not => {
                 arity(1)?;
                 self.tr_bool(&args[0])?.not().into()
@@ -151,6 +138,43 @@ impl Z3Solver {
                 let (a, b) = unify(self.tr(&args[0])?, self.tr(&args[1])?, t)?;
                 a.safe_eq(&b).map_err(|e| format!("{e} in {t}"))?.into()
             }
+            Op::Lt | Op::Le | Op::Add | Op::Mul | Op::Neg | Op::Div | Op::Mod => self.tr_arith(t)?,
+            Op::Bits(b) => self.tr_bits(*b, t)?,
+            Op::Select | Op::Store | Op::Lambda(_) => self.tr_array(t)?,
+            Op::Forall(vs) | Op::Exists(vs) => self.tr_quantifier(vs, t)?,
+        })
+    }
+
+    /// A symbol (a constant declared from its name and sort) or a literal.
+    fn tr_leaf(&mut self, t: &Term) -> Result<Dynamic, String> {
+        Ok(match t.op() {
+            Op::Var(name) => {
+                if name.contains('\0') {
+                    return Err(format!("symbol name with a NUL character: {name:?}"));
+                }
+                let s = self.sort(t.sort())?;
+                Dynamic::new_const(name.to_string(), &s)
+            }
+            Op::Bool(b) => Bool::from_bool(*b).into(),
+            Op::Int(n) | Op::EnumConst(n) => Int::from_i64(*n).into(),
+            Op::Real(n, d) => {
+                // Normalised literals have d > 0; raw ones are brought there.
+                let (n, d) = if *d < 0 { (n.checked_neg(), d.checked_neg()) } else { (Some(*n), Some(*d)) };
+                match (n, d) {
+                    (Some(n), Some(d)) if d != 0 => Real::from_rational(n, d).into(),
+                    _ => return Err(format!("malformed rational literal: {t}")),
+                }
+            }
+            _ => unreachable!("symbols and literals only"),
+        })
+    }
+
+    /// An arithmetic comparison or operation, over Int or (if an operand is
+    /// Real) Real operands.
+    fn tr_arith(&mut self, t: &Term) -> Result<Dynamic, String> {
+        let args = t.args();
+        let arity = |n: usize| super::check_arity(t, n);
+        Ok(match t.op() {
             Op::Lt | Op::Le => {
                 arity(2)?;
                 let xs = self.numbers(args, t)?;
@@ -197,22 +221,32 @@ impl Z3Solver {
                     _ => return Err(format!("mod needs integer operands: {t}")),
                 }
             }
-            Op::Bits(b) => {
-                arity(2)?;
-                // exact: the words of the arguments, the operator, the word read back
-                match &self.numbers(args, t)?[..] {
-                    [Num::Int(x), Num::Int(y)] => {
-                        let (x, y) = (z3::ast::BV::from_int(x, b.width as u32), z3::ast::BV::from_int(y, b.width as u32));
-                        let r = match b.kind {
-                            BitKind::And => x.bvand(&y),
-                            BitKind::Or => x.bvor(&y),
-                            BitKind::Xor => x.bvxor(&y),
-                        };
-                        r.to_int(b.signed).into()
-                    }
-                    _ => return Err(format!("bitwise operators need integer operands: {t}")),
-                }
+            _ => unreachable!("arithmetic operators only"),
+        })
+    }
+
+    /// A bitwise operator on integers, exact: the words of the arguments,
+    /// the operator, the word read back.
+    fn tr_bits(&mut self, b: Bits, t: &Term) -> Result<Dynamic, String> {
+        super::check_arity(t, 2)?;
+        match &self.numbers(t.args(), t)?[..] {
+            [Num::Int(x), Num::Int(y)] => {
+                let (x, y) = (z3::ast::BV::from_int(x, b.width as u32), z3::ast::BV::from_int(y, b.width as u32));
+                let r = match b.kind {
+                    BitKind::And => x.bvand(&y),
+                    BitKind::Or => x.bvor(&y),
+                    BitKind::Xor => x.bvxor(&y),
+                };
+                Ok(r.to_int(b.signed).into())
             }
+            _ => Err(format!("bitwise operators need integer operands: {t}")),
+        }
+    }
+
+    /// An array read, write or lambda (curried over several indices).
+    fn tr_array(&mut self, t: &Term) -> Result<Dynamic, String> {
+        let args = t.args();
+        match t.op() {
             Op::Select => {
                 if args.len() < 2 {
                     return Err(format!("array read without index: {t}"));
@@ -222,7 +256,7 @@ impl Z3Solver {
                     let i = self.tr(i)?;
                     a = select(&a, &i, t)?;
                 }
-                a
+                Ok(a)
             }
             Op::Store => {
                 if args.len() < 3 {
@@ -231,23 +265,10 @@ impl Z3Solver {
                 let a = self.tr(&args[0])?;
                 let idx = args[1..args.len() - 1].iter().map(|i| self.tr(i)).collect::<Result<Vec<_>, _>>()?;
                 let v = self.tr(&args[args.len() - 1])?;
-                store(&a, &idx, &v, t)?
-            }
-            Op::Forall(vs) | Op::Exists(vs) => {
-                arity(1)?;
-                let forall = matches!(t.op(), Op::Forall(_));
-                let body = guarded_body(vs, &args[0], forall);
-                let body = self.tr_bool(&body)?;
-                let bound = self.bound_vars(vs, t)?;
-                let bound: Vec<&dyn Ast> = bound.iter().map(|b| b as &dyn Ast).collect();
-                if forall {
-                    z3::ast::forall_const(&bound, &[], &body).into()
-                } else {
-                    z3::ast::exists_const(&bound, &[], &body).into()
-                }
+                store(&a, &idx, &v, t)
             }
             Op::Lambda(vs) => {
-                arity(1)?;
+                super::check_arity(t, 1)?;
                 if vs.is_empty() {
                     return Err(format!("lambda without variables: {t}"));
                 }
@@ -255,9 +276,22 @@ impl Z3Solver {
                 for v in self.bound_vars(vs, t)?.iter().rev() {
                     body = z3::ast::lambda_const(&[v as &dyn Ast], &body).into();
                 }
-                body
+                Ok(body)
             }
-        })
+            _ => unreachable!("array operators only"),
+        }
+    }
+
+    /// A universal or existential quantifier over `vs` (its body guarded
+    /// by the variables' ranges).
+    fn tr_quantifier(&mut self, vs: &[Term], t: &Term) -> Result<Dynamic, String> {
+        super::check_arity(t, 1)?;
+        let forall = matches!(t.op(), Op::Forall(_));
+        let body = guarded_body(vs, &t.args()[0], forall);
+        let body = self.tr_bool(&body)?;
+        let bound = self.bound_vars(vs, t)?;
+        let bound: Vec<&dyn Ast> = bound.iter().map(|b| b as &dyn Ast).collect();
+        Ok(if forall { z3::ast::forall_const(&bound, &[], &body).into() } else { z3::ast::exists_const(&bound, &[], &body).into() })
     }
 
     /// The constants standing for a binder's variables.

@@ -39,7 +39,7 @@ impl Houdini<'_> {
         let control = crate::reach::dataflow::control_variable(sys);
         let pc = control.and_then(|k| prog.scalar_terms.iter().position(|t| *t == sys.vars[k].term));
         let voc = Vocabulary { sys, prog: &prog, pc };
-        let mut cands = if self.opts.templates { candidates(&voc) } else { vec![] };
+        let cands = if self.opts.templates { candidates(&voc) } else { vec![] };
         self.counts.0 = cands.len();
         if cands.len() > MAX_CANDIDATES {
             return Err(format!("too many candidates ({}) for the program's vocabulary", cands.len()));
@@ -49,26 +49,13 @@ impl Houdini<'_> {
         let base = pc.map_or(0, |p| prog.scalar_terms[p].sort().finite_range().map_or(0, |r| r.0));
         let slot = |loc: Option<i64>| loc.map_or(0, |l| (l - base) as usize);
         let locations = pc.and_then(|p| prog.scalar_terms[p].sort().finite_range()).map_or(1, |(lo, hi)| (hi - lo + 1) as usize);
-        let places = cands.iter().map(|c| slot(c.loc) + 1).max().unwrap_or(1).max(locations);
-        let mut by_loc: Vec<Vec<Candidate>> = vec![vec![]; places];
-        for c in cands.drain(..) {
-            by_loc[slot(c.loc)].push(c);
-        }
+        let mut by_loc = by_slot(cands, &slot, locations);
+        let places = by_loc.len();
         let mut visits: Vec<u64> = vec![0; places];
         let mut looked: Vec<u64> = vec![0; places];
         let share = self.opts.timeout.map(|t| t / 3);
         let deadline = share.map(|s| self.start + s);
-        // transitions that stay at their location (loop bodies)
-        let stays: Vec<bool> = sys
-            .transitions
-            .iter()
-            .map(|t| match control {
-                Some(k) => {
-                    t.updates.iter().all(|u| u.var != k || crate::reach::dataflow::location_test(&t.guard, &sys.vars[k].term).as_ref() == Some(&u.value))
-                }
-                None => true,
-            })
-            .collect();
+        let stays = staying(sys, control);
         let mut hulls = Hulls::new(&voc, places);
         let mut entered = true;
         let (steps, mut progress) = (Cell::new(0u64), 0u64);
@@ -110,14 +97,7 @@ impl Houdini<'_> {
             if *looks <= HULL_LOOKS {
                 hulls.look(at, st, *looks);
             }
-            // whole ranges (up to a bound) at first, then their ends
-            let window = if *looks <= 8 { RANGE_CAP } else { 16 };
-            // (pairs, costlier, only on the first looks once their ranges
-            // were seen non-empty)
-            let pairs = *looks <= PAIR_LOOKS;
-            let before = by_loc[at].len();
-            by_loc[at].retain_mut(|c| !(pairs || c.range2.is_none() || !c.seen) || !c.violated(st, pc, window));
-            if by_loc[at].len() < before {
+            if show(&mut by_loc[at], st, pc, *looks) {
                 progress = steps;
             }
             true
@@ -135,13 +115,8 @@ impl Houdini<'_> {
             seed_unvisited(sys, &prog.scalar_terms[p], &|l| slot(Some(l)), base, &mut by_loc, &visits);
         }
         let (mut cubes, more) = self.survivors(&voc, by_loc, &visits, base);
-        let known: HashSet<_> = cubes.iter().chain(&more).map(|c| c.key()).collect();
         let solved = hulls.cubes(&voc, &|k| pc.map(|_| base + k as i64));
-        tracing::debug!("houdini: {} candidates from affine hulls", solved.len());
-        for c in &solved {
-            tracing::trace!("houdini: affine candidate {c}");
-        }
-        cubes.extend(solved.into_iter().filter(|c| !known.contains(&c.key())));
+        add_affine(&mut cubes, &more, solved);
         self.counts.1 = cubes.len() + more.len();
         Ok((cubes, more))
     }
@@ -190,6 +165,56 @@ impl Houdini<'_> {
         }
         (cubes, more)
     }
+}
+
+/// The candidates by the slot of their location (`slot`), a slot for each
+/// of the `locations` at least (sampled states of every location feed the
+/// affine hulls, whether or not a template gave it candidates).
+fn by_slot(cands: Vec<Candidate>, slot: &dyn Fn(Option<i64>) -> usize, locations: usize) -> Vec<Vec<Candidate>> {
+    let places = cands.iter().map(|c| slot(c.loc) + 1).max().unwrap_or(1).max(locations);
+    let mut by_loc: Vec<Vec<Candidate>> = vec![vec![]; places];
+    for c in cands {
+        by_loc[slot(c.loc)].push(c);
+    }
+    by_loc
+}
+
+/// Whether each transition stays at its location (a loop body): it sets
+/// the control variable `control` to the location its guard tests (every
+/// transition, without a control variable).
+fn staying(sys: &System, control: Option<usize>) -> Vec<bool> {
+    sys.transitions
+        .iter()
+        .map(|t| match control {
+            Some(k) => t.updates.iter().all(|u| u.var != k || crate::reach::dataflow::location_test(&t.guard, &sys.vars[k].term).as_ref() == Some(&u.value)),
+            None => true,
+        })
+        .collect()
+}
+
+/// Shows a sampled state, the `looks`-th one at its location, to the
+/// location's candidates `cands`; those it violates go. Whether any went.
+fn show(cands: &mut Vec<Candidate>, st: &State, pc: Option<usize>, looks: u64) -> bool {
+    // whole ranges (up to a bound) at first, then their ends
+    let window = if looks <= 8 { RANGE_CAP } else { 16 };
+    // (pairs, costlier, only on the first looks once their ranges
+    // were seen non-empty)
+    let pairs = looks <= PAIR_LOOKS;
+    let before = cands.len();
+    cands.retain_mut(|c| !(pairs || c.range2.is_none() || !c.seen) || !c.violated(st, pc, window));
+    cands.len() < before
+}
+
+/// Adds the affine equalities `solved` from the hulls to the first
+/// attempt's `cubes`, but those already among the candidates (`more`
+/// included).
+fn add_affine(cubes: &mut Vec<Cube>, more: &[Cube], solved: Vec<Cube>) {
+    let known: HashSet<_> = cubes.iter().chain(more).map(|c| c.key()).collect();
+    tracing::debug!("houdini: {} candidates from affine hulls", solved.len());
+    for c in &solved {
+        tracing::trace!("houdini: affine candidate {c}");
+    }
+    cubes.extend(solved.into_iter().filter(|c| !known.contains(&c.key())));
 }
 
 /// Gives each location that no sampled state visited (`visits`, by slot)

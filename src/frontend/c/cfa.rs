@@ -592,68 +592,10 @@ impl<'a> Builder<'a> {
                 }
             }
             StmtKind::Block(ss) => self.scoped(|b| b.stmts(ss))?,
-            StmtKind::If(c, t, e) => {
-                let (tn, en, join) = (self.new_node(self.line), self.new_node(self.line), self.new_node(self.line));
-                self.cond(c, tn, en)?;
-                self.cur = tn;
-                self.scoped(|b| b.stmt(t))?;
-                self.goto(join);
-                self.cur = en;
-                if let Some(e) = e {
-                    self.scoped(|b| b.stmt(e))?;
-                }
-                self.fall_into(join);
-            }
-            StmtKind::While(c, body) => {
-                let head = self.new_node(self.line);
-                self.loop_head(head, s.pos);
-                self.fall_into(head);
-                let (bn, out) = (self.new_node(self.line), self.new_node(self.line));
-                self.cond(c, bn, out)?;
-                self.cur = bn;
-                self.loop_body(body, out, head)?;
-                self.goto(head);
-                self.cur = out;
-            }
-            StmtKind::DoWhile(body, c) => {
-                // not a loop head for invariants: the condition is not
-                // evaluated before the first iteration
-                let head = self.new_node(self.line);
-                self.fall_into(head);
-                let (cont, out) = (self.new_node(self.line), self.new_node(self.line));
-                self.loop_body(body, out, cont)?;
-                self.fall_into(cont);
-                self.line = self.line_of(c.pos);
-                self.cond(c, head, out)?;
-                self.cur = out;
-            }
-            StmtKind::For(init, c, step, body) => {
-                let line = self.line;
-                self.scoped(|b| {
-                    if let Some(i) = init {
-                        b.stmt(i)?;
-                    }
-                    b.line = line;
-                    let head = b.new_node(line);
-                    b.loop_head(head, s.pos);
-                    b.fall_into(head);
-                    let (bn, out, cont) = (b.new_node(line), b.new_node(line), b.new_node(line));
-                    match c {
-                        Some(c) => b.cond(c, bn, out)?,
-                        None => b.fall_into(bn),
-                    }
-                    b.cur = bn;
-                    b.loop_body(body, out, cont)?;
-                    b.fall_into(cont);
-                    b.line = line;
-                    if let Some(st) = step {
-                        b.effect(st)?;
-                    }
-                    b.goto(head);
-                    b.cur = out;
-                    Ok(())
-                })?;
-            }
+            StmtKind::If(c, t, e) => self.if_else(c, t, e.as_deref())?,
+            StmtKind::While(c, body) => self.while_loop(s.pos, c, body)?,
+            StmtKind::DoWhile(body, c) => self.do_while(body, c)?,
+            StmtKind::For(init, c, step, body) => self.for_loop(s.pos, init.as_deref(), c.as_ref(), step.as_ref(), body)?,
             StmtKind::Break => {
                 let Some(&(target, _)) = self.frame().jumps.last() else {
                     return Err(self.err(s.pos, "'break' outside a loop or switch"));
@@ -667,20 +609,7 @@ impl<'a> Builder<'a> {
                 };
                 self.goto(target);
             }
-            StmtKind::Return(e) => {
-                if let Some(e) = e {
-                    match self.frame().ret {
-                        Some(r) => {
-                            let v = self.value(e)?;
-                            let place = self.whole(r);
-                            self.store(&place, v, false, e.pos)?;
-                        }
-                        None => self.effect(e)?,
-                    }
-                }
-                let target = self.frame().ret_node;
-                self.goto(target);
-            }
+            StmtKind::Return(e) => self.return_stmt(e.as_ref())?,
             StmtKind::Goto(l) => {
                 let n = self.label(l);
                 self.goto(n);
@@ -701,6 +630,98 @@ impl<'a> Builder<'a> {
                 self.stmt(body)?;
             }
         }
+        Ok(())
+    }
+
+    /// `if (c) t else e`: each branch in a scope of its own, joining after.
+    fn if_else(&mut self, c: &'a Expr, t: &'a Stmt, e: Option<&'a Stmt>) -> R<()> {
+        let (tn, en, join) = (self.new_node(self.line), self.new_node(self.line), self.new_node(self.line));
+        self.cond(c, tn, en)?;
+        self.cur = tn;
+        self.scoped(|b| b.stmt(t))?;
+        self.goto(join);
+        self.cur = en;
+        if let Some(e) = e {
+            self.scoped(|b| b.stmt(e))?;
+        }
+        self.fall_into(join);
+        Ok(())
+    }
+
+    /// `while (c) body`: a loop head (at the keyword `pos`) testing `c`.
+    fn while_loop(&mut self, pos: Pos, c: &'a Expr, body: &'a Stmt) -> R<()> {
+        let head = self.new_node(self.line);
+        self.loop_head(head, pos);
+        self.fall_into(head);
+        let (bn, out) = (self.new_node(self.line), self.new_node(self.line));
+        self.cond(c, bn, out)?;
+        self.cur = bn;
+        self.loop_body(body, out, head)?;
+        self.goto(head);
+        self.cur = out;
+        Ok(())
+    }
+
+    /// `do body while (c);`: not a loop head for invariants, as the
+    /// condition is not evaluated before the first iteration.
+    fn do_while(&mut self, body: &'a Stmt, c: &'a Expr) -> R<()> {
+        let head = self.new_node(self.line);
+        self.fall_into(head);
+        let (cont, out) = (self.new_node(self.line), self.new_node(self.line));
+        self.loop_body(body, out, cont)?;
+        self.fall_into(cont);
+        self.line = self.line_of(c.pos);
+        self.cond(c, head, out)?;
+        self.cur = out;
+        Ok(())
+    }
+
+    /// `for (init; c; step) body`, in a scope of its own: a loop head (at
+    /// the keyword `pos`) after the initialisation; `continue` goes to the
+    /// step.
+    fn for_loop(&mut self, pos: Pos, init: Option<&'a Stmt>, c: Option<&'a Expr>, step: Option<&'a Expr>, body: &'a Stmt) -> R<()> {
+        let line = self.line;
+        self.scoped(|b| {
+            if let Some(i) = init {
+                b.stmt(i)?;
+            }
+            b.line = line;
+            let head = b.new_node(line);
+            b.loop_head(head, pos);
+            b.fall_into(head);
+            let (bn, out, cont) = (b.new_node(line), b.new_node(line), b.new_node(line));
+            match c {
+                Some(c) => b.cond(c, bn, out)?,
+                None => b.fall_into(bn),
+            }
+            b.cur = bn;
+            b.loop_body(body, out, cont)?;
+            b.fall_into(cont);
+            b.line = line;
+            if let Some(st) = step {
+                b.effect(st)?;
+            }
+            b.goto(head);
+            b.cur = out;
+            Ok(())
+        })
+    }
+
+    /// `return e;`: the value stored in the function's result (or `e`
+    /// evaluated for its effects), then on to the function's return node.
+    fn return_stmt(&mut self, e: Option<&'a Expr>) -> R<()> {
+        if let Some(e) = e {
+            match self.frame().ret {
+                Some(r) => {
+                    let v = self.value(e)?;
+                    let place = self.whole(r);
+                    self.store(&place, v, false, e.pos)?;
+                }
+                None => self.effect(e)?,
+            }
+        }
+        let target = self.frame().ret_node;
+        self.goto(target);
         Ok(())
     }
 

@@ -139,6 +139,9 @@ fn local_order(nodes: &[super::cfa::Node], c: NodeId, is_cut: &HashSet<NodeId>) 
 /// What executing a region gives: the state reaching each next cut point.
 type Region = Vec<(NodeId, State)>;
 
+/// A cut point's block: its region and the execution that computed it.
+type Block<'c> = (NodeId, Region, Exec<'c>);
+
 /// A symbolic state: the path condition (a list of conjuncts) and the
 /// value of every program variable.
 #[derive(Clone)]
@@ -195,7 +198,25 @@ struct Exec<'c> {
     lines: (usize, usize),
 }
 
-impl Exec<'_> {
+impl<'c> Exec<'c> {
+    /// A symbolic execution from cut point `c`, nothing created yet.
+    fn new(cfa: &'c Cfa, vars: &[Term], js: &[Term], c: NodeId) -> Exec<'c> {
+        Exec {
+            cfa,
+            vars: vars.to_vec(),
+            js: js.to_vec(),
+            values: vec![],
+            ranges: HashSet::new(),
+            taken: HashSet::new(),
+            from_entry: c == cfa.entry,
+            touched: vec![],
+            inputs: vec![],
+            extra: vec![],
+            failures: vec![],
+            lines: (cfa.nodes[c].line, cfa.nodes[c].line),
+        }
+    }
+
     fn fresh(&mut self, base: &str, lo: i64, hi: i64, s: &mut State, call: Option<(String, Site)>) -> Term {
         let mut name = base.to_string();
         let mut k = 2;
@@ -439,7 +460,6 @@ fn tree_size(t: &Term, memo: &mut HashMap<Term, u64>) -> u64 {
 /// Lowers the automaton into a system (see the module documentation), with
 /// its source map (the program file and data model left for the caller).
 pub fn lower(cfa: &Cfa, deadline: Option<std::time::Instant>) -> Result<(System, SourceMap), crate::frontend::Diagnostic> {
-    let mut cuts = cut_points(cfa);
     let vars: Vec<Term> = cfa
         .vars
         .iter()
@@ -450,11 +470,35 @@ pub fn lower(cfa: &Cfa, deadline: Option<std::time::Instant>) -> Result<(System,
         .collect();
     let dims = cfa.vars.iter().map(|v| v.dims).max().unwrap_or(0).max(2);
     let js = bound_vars(&["j!", "k!"], "j", dims);
-    // the blocks from every cut point; a join whose terms grow too large (or
-    // a node far into a long region) becomes a cut point, and only the
-    // region that met it is computed again (regions computed before may
-    // pass through the new cut point: their transitions still stand for
-    // exactly their paths)
+    let mut cuts = cut_points(cfa);
+    let blocks = blocks(cfa, &mut cuts, &vars, &js, deadline)?;
+    let locs = Locations::new(cfa, cuts);
+    let mut sys = System { index: Some(IndexKind::Int), enums: vec![locs.def.clone()], ..System::default() };
+    sys.vars.push(StateVar { term: locs.pc.clone(), is_array: false });
+    for (t, v) in vars.iter().zip(&cfa.vars) {
+        sys.vars.push(StateVar { term: t.clone(), is_array: v.dims > 0 });
+    }
+    sys.initial.extend(initial_states(cfa, &vars, Term::eq(&locs.pc, &locs.at(cfa.entry)), dims));
+    sys.unsafe_.push(Quantified { vars: vec![], lits: vec![Term::eq(&locs.pc, &locs.at(cfa.error))] });
+    let mut map = source_map(cfa, &locs);
+    transitions(cfa, &vars, &locs, blocks, &mut sys, &mut map);
+    Ok((sys, map))
+}
+
+/// Executes the region of every cut point but the error and the exit. A
+/// join whose terms grow too large (or a node far into a long region)
+/// becomes a cut point (added to `cuts` among the loop heads, which stay
+/// ordered by line), and only the region that met it is computed again
+/// (regions computed before may pass through the new cut point: their
+/// transitions still stand for exactly their paths). The blocks come in
+/// the order of `cuts`.
+fn blocks<'c>(
+    cfa: &'c Cfa,
+    cuts: &mut Vec<NodeId>,
+    vars: &[Term],
+    js: &[Term],
+    deadline: Option<std::time::Instant>,
+) -> Result<Vec<Block<'c>>, crate::frontend::Diagnostic> {
     let mut g = Graph::new(cfa, cuts.iter().copied().collect());
     let mut todo: Vec<NodeId> = cuts.iter().rev().copied().filter(|c| *c != cfa.error && *c != cfa.exit).collect();
     let mut blocks: HashMap<NodeId, (Region, Exec)> = HashMap::new();
@@ -463,20 +507,7 @@ pub fn lower(cfa: &Cfa, deadline: Option<std::time::Instant>) -> Result<(System,
         if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
             return Err(crate::frontend::Diagnostic::timeout());
         }
-        let mut ex = Exec {
-            cfa,
-            vars: vars.clone(),
-            js: js.clone(),
-            values: vec![],
-            ranges: HashSet::new(),
-            taken: HashSet::new(),
-            from_entry: c == cfa.entry,
-            touched: vec![],
-            inputs: vec![],
-            extra: vec![],
-            failures: vec![],
-            lines: (cfa.nodes[c].line, cfa.nodes[c].line),
-        };
+        let mut ex = Exec::new(cfa, vars, js, c);
         match ex.region(c, &g, &mut memo) {
             Ok(targets) => {
                 blocks.insert(c, (targets, ex));
@@ -492,33 +523,54 @@ pub fn lower(cfa: &Cfa, deadline: Option<std::time::Instant>) -> Result<(System,
     }
     let inner = cuts.len() - 2;
     cuts[1..inner].sort_by_key(|h| (cfa.nodes[*h].line, *h));
-    let blocks: Vec<(NodeId, Region, Exec)> = cuts.iter().filter_map(|c| blocks.remove(c).map(|(t, ex)| (*c, t, ex))).collect();
-    let mut names: Vec<String> = vec![];
-    let mut used: HashMap<String, usize> = HashMap::new();
-    for &c in &cuts {
-        let base = if c == cfa.error {
-            "error".to_string()
-        } else if c == cfa.exit {
-            "exit".to_string()
-        } else {
-            format!("l{}", cfa.nodes[c].line)
-        };
-        let k = used.entry(base.clone()).or_insert(0);
-        *k += 1;
-        names.push(if *k == 1 { base } else { format!("{base}_{k}") });
+    Ok(cuts.iter().filter_map(|c| blocks.remove(c).map(|(t, ex)| (*c, t, ex))).collect())
+}
+
+/// The `pc` enumeration: the cut points in order, their names (`l<line>`,
+/// `error`, `exit`; a name met again numbered `_2`, `_3`, …) and the
+/// program counter ranging over them.
+struct Locations {
+    cuts: Vec<NodeId>,
+    names: Vec<String>,
+    /// The position of each cut point in `cuts`.
+    index: HashMap<NodeId, usize>,
+    def: Rc<EnumDef>,
+    pc: Term,
+}
+
+impl Locations {
+    fn new(cfa: &Cfa, cuts: Vec<NodeId>) -> Locations {
+        let mut names: Vec<String> = vec![];
+        let mut used: HashMap<String, usize> = HashMap::new();
+        for &c in &cuts {
+            let base = if c == cfa.error {
+                "error".to_string()
+            } else if c == cfa.exit {
+                "exit".to_string()
+            } else {
+                format!("l{}", cfa.nodes[c].line)
+            };
+            let k = used.entry(base.clone()).or_insert(0);
+            *k += 1;
+            names.push(if *k == 1 { base } else { format!("{base}_{k}") });
+        }
+        let def = Rc::new(EnumDef { name: "loc".into(), values: EnumValues::Names(names.iter().map(|n| n.as_str().into()).collect()) });
+        let index = cuts.iter().enumerate().map(|(k, c)| (*c, k)).collect();
+        let pc = Term::var("pc", Sort::Enum(def.clone()));
+        Locations { cuts, names, index, def, pc }
     }
-    let def = Rc::new(EnumDef { name: "loc".into(), values: EnumValues::Names(names.iter().map(|n| n.as_str().into()).collect()) });
-    let loc = Sort::Enum(def.clone());
-    let index: HashMap<NodeId, usize> = cuts.iter().enumerate().map(|(k, c)| (*c, k)).collect();
-    let at = |c: NodeId| Term::enum_const(loc.clone(), index[&c] as i64);
-    let pc = Term::var("pc", loc.clone());
-    let mut sys = System { index: Some(IndexKind::Int), enums: vec![def.clone()], ..System::default() };
-    sys.vars.push(StateVar { term: pc.clone(), is_array: false });
-    for (t, v) in vars.iter().zip(&cfa.vars) {
-        sys.vars.push(StateVar { term: t.clone(), is_array: v.dims > 0 });
+
+    /// The value of `pc` at cut point `c`.
+    fn at(&self, c: NodeId) -> Term {
+        Term::enum_const(Sort::Enum(self.def.clone()), self.index[&c] as i64)
     }
-    // initial states
-    let mut lits = vec![Term::eq(&pc, &at(cfa.entry))];
+}
+
+/// The initial states: `pc` at the entry (`at_entry`), the initial values
+/// of scalars and of array cells (the others 0), the range facts of the
+/// local scalars.
+fn initial_states(cfa: &Cfa, vars: &[Term], at_entry: Term, dims: usize) -> Vec<Quantified> {
+    let mut lits = vec![at_entry];
     let x = bound_vars(&["x!", "y!"], "x", dims);
     let mut quantified = vec![];
     for f in &cfa.initial {
@@ -550,13 +602,17 @@ pub fn lower(cfa: &Cfa, deadline: Option<std::time::Instant>) -> Result<(System,
             lits.extend(range_facts(&vars[i], v.range.0, v.range.1));
         }
     }
-    sys.initial.push(Quantified { vars: vec![], lits });
-    sys.initial.extend(quantified);
-    sys.unsafe_.push(Quantified { vars: vec![], lits: vec![Term::eq(&pc, &at(cfa.error))] });
-    let mut map = SourceMap {
-        locations: cuts
+    std::iter::once(Quantified { vars: vec![], lits }).chain(quantified).collect()
+}
+
+/// The source map's locations (with the loop heads' keywords and scopes)
+/// and variables; the steps come with the transitions.
+fn source_map(cfa: &Cfa, locs: &Locations) -> SourceMap {
+    SourceMap {
+        locations: locs
+            .cuts
             .iter()
-            .zip(&names)
+            .zip(&locs.names)
             .map(|(c, name)| {
                 let head = cfa.heads.get(c);
                 source_map::Location {
@@ -571,16 +627,22 @@ pub fn lower(cfa: &Cfa, deadline: Option<std::time::Instant>) -> Result<(System,
             .chain(cfa.vars.iter().map(|v| Some(source_map::Variable { c_name: v.c_name.clone(), function: v.function.clone(), line: v.line, range: v.range })))
             .collect(),
         ..SourceMap::default()
-    };
+    }
+}
 
-    // transitions
+/// One transition per block and target (`l12-l15`), with its source-map
+/// step: guarded by `pc` at the block's cut point and the path condition
+/// (without the ranges of inputs nothing uses; none when that is false),
+/// updating `pc` when it moves and the variables that changed (none into
+/// the error or the exit), with the inputs that occur as its values.
+fn transitions(cfa: &Cfa, vars: &[Term], locs: &Locations, blocks: Vec<Block>, sys: &mut System, map: &mut SourceMap) {
     for (c, targets, ex) in blocks {
-        let ci = index[&c];
+        let ci = locs.index[&c];
         for (t, s) in targets {
-            let ti = index[&t];
+            let ti = locs.index[&t];
             let mut updates = vec![];
             if t != c {
-                updates.push(Update { var: 0, value: at(t) });
+                updates.push(Update { var: 0, value: locs.at(t) });
             }
             if t != cfa.error && t != cfa.exit {
                 for (i, v) in s.store.iter().enumerate() {
@@ -590,7 +652,7 @@ pub fn lower(cfa: &Cfa, deadline: Option<std::time::Instant>) -> Result<(System,
                 }
             }
             let conds = drop_unused_inputs(s.conds, &updates, &ex.ranges);
-            let guard = Term::and(std::iter::once(Term::eq(&pc, &at(c))).chain(conds));
+            let guard = Term::and(std::iter::once(Term::eq(&locs.pc, &locs.at(c))).chain(conds));
             if guard.as_bool() == Some(false) {
                 continue;
             }
@@ -607,7 +669,7 @@ pub fn lower(cfa: &Cfa, deadline: Option<std::time::Instant>) -> Result<(System,
                 failures: if t == cfa.error { ex.failures.clone() } else { vec![] },
             });
             sys.transitions.push(Transition {
-                name: format!("{}-{}", names[ci], names[ti]),
+                name: format!("{}-{}", locs.names[ci], locs.names[ti]),
                 params: vec![],
                 values,
                 guard,
@@ -617,7 +679,6 @@ pub fn lower(cfa: &Cfa, deadline: Option<std::time::Instant>) -> Result<(System,
             });
         }
     }
-    Ok((sys, map))
 }
 
 /// Integer variables `names[0]`, `names[1]`, then `{more}3!`, `{more}4!`, …

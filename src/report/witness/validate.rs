@@ -14,7 +14,7 @@ use super::format::{Entry, SegmentItem};
 use super::path::{all_inputs, executed, unused_value, Path};
 use crate::answer::{ArrayContent, Execution};
 use crate::certify::execution::{replay, Machine};
-use crate::frontend::c::source_map::SourceMap;
+use crate::frontend::c::source_map::{Site, SourceMap, Step};
 use crate::frontend::Diagnostic;
 use crate::logic::{Op, Term};
 use crate::system::System;
@@ -266,92 +266,106 @@ fn follow(sys: &System, map: &SourceMap, w: &Witness, choice: i64, deadline: Opt
         if k & 0xffff == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
             return Err(format!("{TIMEOUT} after {k} steps"));
         }
-        let mut fired = None;
-        let mut mismatch = None;
-        for (ti, step) in map.steps.iter().enumerate().filter(|(_, s)| s.from == loc) {
-            // the inputs in order of execution, each executed call taking the next value
-            let mut assigned: Vec<(Term, i64)> = vec![];
-            let mut next = cursor;
-            let mut ok = true;
-            for i in &step.inputs {
-                let run = match m.eval(&i.when, &assigned) {
-                    Ok(v) => v != 0,
-                    Err(_) => false,
-                };
-                let v = match (&i.call, run) {
-                    (Some((callee, site)), true) => {
-                        let Some(p) = w.returns.get(next) else {
-                            mismatch = Some(format!("the run calls {callee}() at line {} after the witness's {} values", site.line, w.returns.len()));
-                            ok = false;
-                            break;
-                        };
-                        if p.line != site.line || p.column.is_some_and(|c| c != site.column) {
-                            mismatch = Some(format!(
-                                "waypoint {} is at line {}{}, the run's next call ({callee}) at line {}, column {}",
-                                next + 1,
-                                p.line,
-                                p.column.map_or(String::new(), |c| format!(", column {c}")),
-                                site.line,
-                                site.column
-                            ));
-                            ok = false;
-                            break;
-                        }
-                        let v = p.value.unwrap_or(0);
-                        if v < i.range.0 || v > i.range.1 {
-                            mismatch = Some(format!("waypoint {}: {callee}() cannot return {v}", next + 1));
-                            ok = false;
-                            break;
-                        }
-                        next += 1;
-                        v
-                    }
-                    (Some(_), false) => unused_value(i.range),
-                    (None, _) => choice.clamp(i.range.0, i.range.1),
-                };
-                assigned.push((i.symbol.clone(), v));
-            }
-            if !ok {
-                continue;
-            }
-            let all = all_inputs(step, &assigned);
-            if m.enabled(ti, &all)? {
-                fired = Some((ti, all, next));
-                break;
-            }
-        }
-        let Some((ti, all, next)) = fired else {
-            return Err(mismatch.unwrap_or_else(|| format!("no step from {} fits the witness's values", map.location_text(loc))));
-        };
+        let (ti, all, next) = next_step(&mut m, map, loc, w, cursor, choice)?;
         let (mut c, target) = executed(&mut m, &map.steps[ti], &all)?;
         calls.append(&mut c);
-        if map.steps[ti].to == error {
-            let target = target.ok_or("no failing call is known for the step into the error")?;
-            if target.line != w.target.line || w.target.column.is_some_and(|c| c != target.column) {
-                return Err(format!(
-                    "the run fails at line {}, column {}, the witness's target is at line {}{}",
-                    target.line,
-                    target.column,
-                    w.target.line,
-                    w.target.column.map_or(String::new(), |c| format!(", column {c}"))
-                ));
-            }
-            if next < w.returns.len() {
-                return Err(format!("the run reaches the error with {} of the witness's values unused", w.returns.len() - next));
-            }
-            record(&mut steps, &mut values, sys, ti, &all);
-            m.fire(ti, &all)?;
-            cursor = next;
-            let _ = cursor;
+        let target = if map.steps[ti].to == error { Some(at_target(w, target, next)?) } else { None };
+        record(&mut steps, &mut values, sys, ti, &all);
+        m.fire(ti, &all)?;
+        cursor = next;
+        if let Some(target) = target {
             let ex = Execution { scalars, arrays, steps, values, cube: 0, cube_values: vec![] };
             let path = Path { calls, target, steps: k };
             return Ok((ex, path));
         }
-        record(&mut steps, &mut values, sys, ti, &all);
-        m.fire(ti, &all)?;
-        cursor = next;
     }
     Err("the initial state is the error location".into())
+}
+
+/// Values of inputs, by their symbols.
+type Assignment = Vec<(Term, i64)>;
+
+/// The first step from location `loc` that the witness's values fit (see
+/// [`witness_inputs`]) and that is enabled: its transition, all its inputs
+/// and the next waypoint; else why no step fits (the last mismatch met).
+fn next_step(m: &mut Machine, map: &SourceMap, loc: usize, w: &Witness, cursor: usize, choice: i64) -> Result<(usize, Assignment, usize), String> {
+    let mut mismatch = None;
+    for (ti, step) in map.steps.iter().enumerate().filter(|(_, s)| s.from == loc) {
+        let (assigned, next) = match witness_inputs(m, step, w, cursor, choice) {
+            Ok(fit) => fit,
+            Err(why) => {
+                mismatch = Some(why);
+                continue;
+            }
+        };
+        let all = all_inputs(step, &assigned);
+        if m.enabled(ti, &all)? {
+            return Ok((ti, all, next));
+        }
+    }
+    Err(mismatch.unwrap_or_else(|| format!("no step from {} fits the witness's values", map.location_text(loc))))
+}
+
+/// The values of a step's inputs in order of execution: each executed call
+/// takes the value of the next waypoint from `cursor` on (at the call's
+/// position, within its range), a call not executed a value it does not
+/// need, any other input `choice`; with the waypoint after them, or why
+/// the witness does not fit the step.
+fn witness_inputs(m: &mut Machine, step: &Step, w: &Witness, cursor: usize, choice: i64) -> Result<(Assignment, usize), String> {
+    let mut assigned: Assignment = vec![];
+    let mut next = cursor;
+    for i in &step.inputs {
+        let run = match m.eval(&i.when, &assigned) {
+            Ok(v) => v != 0,
+            Err(_) => false,
+        };
+        let v = match (&i.call, run) {
+            (Some((callee, site)), true) => {
+                let Some(p) = w.returns.get(next) else {
+                    return Err(format!("the run calls {callee}() at line {} after the witness's {} values", site.line, w.returns.len()));
+                };
+                if p.line != site.line || p.column.is_some_and(|c| c != site.column) {
+                    return Err(format!(
+                        "waypoint {} is at line {}{}, the run's next call ({callee}) at line {}, column {}",
+                        next + 1,
+                        p.line,
+                        p.column.map_or(String::new(), |c| format!(", column {c}")),
+                        site.line,
+                        site.column
+                    ));
+                }
+                let v = p.value.unwrap_or(0);
+                if v < i.range.0 || v > i.range.1 {
+                    return Err(format!("waypoint {}: {callee}() cannot return {v}", next + 1));
+                }
+                next += 1;
+                v
+            }
+            (Some(_), false) => unused_value(i.range),
+            (None, _) => choice.clamp(i.range.0, i.range.1),
+        };
+        assigned.push((i.symbol.clone(), v));
+    }
+    Ok((assigned, next))
+}
+
+/// The failing call of a step into the error, when it is the witness's
+/// target and the run used all the witness's values (`next` of them).
+fn at_target(w: &Witness, target: Option<Site>, next: usize) -> Result<Site, String> {
+    let target = target.ok_or("no failing call is known for the step into the error")?;
+    if target.line != w.target.line || w.target.column.is_some_and(|c| c != target.column) {
+        return Err(format!(
+            "the run fails at line {}, column {}, the witness's target is at line {}{}",
+            target.line,
+            target.column,
+            w.target.line,
+            w.target.column.map_or(String::new(), |c| format!(", column {c}"))
+        ));
+    }
+    if next < w.returns.len() {
+        return Err(format!("the run reaches the error with {} of the witness's values unused", w.returns.len() - next));
+    }
+    Ok(target)
 }
 
 /// Appends a step (run-length encoded) and the transition's own values.
