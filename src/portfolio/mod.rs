@@ -163,6 +163,10 @@ pub struct Limits {
     pub checking: Checking,
 }
 
+/// The least time a phase of a plan of several is given; one with less is
+/// skipped.
+const MIN_PHASE: Duration = Duration::from_millis(50);
+
 /// Runs the plan's phases until one gives a checked answer; that answer
 /// (with a note on the phases before it when there were several), else
 /// the last undecided answer of an engine that can prove safety.
@@ -178,6 +182,12 @@ pub fn solve(task: &Task, plan: &[Phase], settings: &Settings, limits: &Limits) 
             continue;
         }
         let given = if plan.len() == 1 { limits.timeout } else { phase.share.time(limits.timeout, left(), &ran) };
+        if plan.len() > 1 && given.is_some_and(|g| g < MIN_PHASE) {
+            // no time to do anything in (and engines' set-up, such as
+            // BRAB's exploration of a finite instance, would overrun it)
+            ran.push(None);
+            continue;
+        }
         let s = tweaked(settings, phase.tweak);
         tracing::info!(
             "phase {} of {}: {} for {}",
