@@ -54,7 +54,7 @@ impl Engine for Backward {
         let searched = accelerated.as_ref().unwrap_or(sys);
         let mut oracle = None;
         if self.settings.brab > 0 {
-            match explore(sys, self.settings.brab, &mut check, &mut notes) {
+            match explore(sys, self.settings.brab, budget.deadline, &mut check, &mut notes) {
                 Explored::Trace(t) => return found(t, &mut check, notes),
                 Explored::Oracle(o) => oracle = o.map(|o| *o),
             }
@@ -123,10 +123,11 @@ enum Explored<'a> {
 /// Explores the `procs`-process instance for the oracle. Its path to an
 /// unsafe state, if it has one, is a candidate trace (the instance is never
 /// trusted); when the instance is small, the next larger one is looked at
-/// too, bounded in size, as a bug may need one process more.
-fn explore<'a>(sys: &'a System, procs: usize, check: &mut TraceCheck, notes: &mut Vec<String>) -> Explored<'a> {
+/// too, bounded in size, as a bug may need one process more. Exploring
+/// ends at `deadline` (the instance then cut short).
+fn explore<'a>(sys: &'a System, procs: usize, deadline: Option<Instant>, check: &mut TraceCheck, notes: &mut Vec<String>) -> Explored<'a> {
     let t0 = Instant::now();
-    let mut oracle = match Oracle::exploring(sys, procs, ORACLE_CAP, true) {
+    let mut oracle = match Oracle::exploring(sys, procs, ORACLE_CAP, true, deadline) {
         Ok(o) => o,
         Err(why) => {
             notes.push(format!("plain backward search (no finite instance: {why})"));
@@ -151,11 +152,11 @@ fn explore<'a>(sys: &'a System, procs: usize, check: &mut TraceCheck, notes: &mu
             Err(e) => notes.push(format!("the {procs}-process instance reaches an unsafe state; its path not replayed: {e}")),
         }
         // the exploration stopped there: the whole of it for the oracle
-        return Explored::Oracle(Oracle::new(sys, procs, ORACLE_CAP).ok().map(Box::new));
+        return Explored::Oracle(Oracle::new(sys, procs, ORACLE_CAP, deadline).ok().map(Box::new));
     }
     if oracle.complete && oracle.states() <= 2000 {
         let procs = oracle.procs() + 1;
-        if let Ok(mut bigger) = Oracle::exploring(sys, procs, 20 * oracle.states().max(100), true) {
+        if let Ok(mut bigger) = Oracle::exploring(sys, procs, 20 * oracle.states().max(100), true, deadline) {
             if let Some(t) = bigger.unsafe_trace.take() {
                 if let Ok(Some(ct)) = check.replayer().replay_trace(&t) {
                     notes.push(format!("the {procs}-process instance reaches an unsafe state in {} steps; its path replayed", t.edges.len()));
@@ -269,7 +270,7 @@ impl<'a> Restarts<'a, '_> {
         let procs = or.procs() + 1;
         // the bigger instance may reach an unsafe state: its path is a
         // candidate trace like the search's
-        if let Ok(mut o) = Oracle::exploring(self.sys, procs, ORACLE_CAP, true) {
+        if let Ok(mut o) = Oracle::exploring(self.sys, procs, ORACLE_CAP, true, self.budget.deadline) {
             if let Some(t) = o.unsafe_trace.take() {
                 if check.real(self.sys, &t) {
                     self.notes.push(format!("after {n} refuted approximations: the {procs}-process instance reaches an unsafe state; its path replayed"));
@@ -278,7 +279,7 @@ impl<'a> Restarts<'a, '_> {
             }
         }
         // only an instance explored completely is a better oracle
-        match Oracle::new(self.sys, procs, ORACLE_CAP) {
+        match Oracle::new(self.sys, procs, ORACLE_CAP, self.budget.deadline) {
             Ok(mut bigger) if bigger.complete => {
                 bigger.inherit(or);
                 self.notes.push(format!(

@@ -34,6 +34,8 @@ pub struct Exploration {
 /// A system instantiated with a fixed number of processes.
 pub struct Instance<'a> {
     sys: &'a System,
+    /// When an exploration must end (cut short, incomplete).
+    pub deadline: Option<std::time::Instant>,
     /// The number of processes.
     pub procs: usize,
     /// For each state variable: where its cells start, and its dimension.
@@ -362,8 +364,22 @@ impl<'a> Instance<'a> {
         };
         let choices = sys.transitions.iter().map(|t| injective(&t.params)).collect();
         let unsafe_maps = sys.unsafe_.iter().map(|q| injective(&q.vars)).collect();
-        let mut inst =
-            Instance { sys, procs, slots, consts, ints, choices, steps: vec![], axioms: vec![], unsafe_: vec![], unsafe_maps, vars, width, bounds: None };
+        let mut inst = Instance {
+            sys,
+            deadline: None,
+            procs,
+            slots,
+            consts,
+            ints,
+            choices,
+            steps: vec![],
+            axioms: vec![],
+            unsafe_: vec![],
+            unsafe_maps,
+            vars,
+            width,
+            bounds: None,
+        };
         let steps = sys.transitions.iter().map(|t| inst.compile_step(t)).collect::<Result<_, _>>()?;
         let compile_all = |qs: &[crate::system::Quantified]| -> Vec<(usize, usize, Code)> {
             qs.iter()
@@ -828,7 +844,7 @@ impl<'a> Instance<'a> {
         let mut progress = crate::engine::Progress::new("finite instance");
         while k < ex.states.len() {
             progress.tick(|| format!("{} processes: {} states, {} explored", self.procs, ex.states.len(), k));
-            if ex.states.len() >= cap || crate::engine::interrupted() {
+            if ex.states.len() >= cap || crate::engine::interrupted() || self.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
                 return Ok(ex);
             }
             let succ = self.successors(&ex.states[k].clone())?;

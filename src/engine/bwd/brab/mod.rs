@@ -40,18 +40,19 @@ pub struct Oracle<'a> {
 
 impl<'a> Oracle<'a> {
     /// Explores the instance of `sys` with `procs` processes (at most `cap` states).
-    pub fn new(sys: &'a System, procs: usize, cap: usize) -> Result<Self, String> {
-        Self::exploring(sys, procs, cap, false)
+    pub fn new(sys: &'a System, procs: usize, cap: usize, deadline: Option<std::time::Instant>) -> Result<Self, String> {
+        Self::exploring(sys, procs, cap, false, deadline)
     }
 
     /// The oracle of [`Oracle::new`], whose exploration ends, with `stop`,
     /// at the first unsafe state (then its path is [`Oracle::unsafe_trace`]
     /// and the states are a prefix of the reachable ones).
-    pub fn exploring(sys: &'a System, procs: usize, cap: usize, stop: bool) -> Result<Self, String> {
+    pub fn exploring(sys: &'a System, procs: usize, cap: usize, stop: bool, deadline: Option<std::time::Instant>) -> Result<Self, String> {
         // growing numbers make the instance infinite: the deepest bounded
         // instance (see `Instance::bound_growing`) explored completely
         // within the cap, the slack doubled until its states stop changing
         let mut inst = Instance::new(sys, procs)?;
+        inst.deadline = deadline;
         let mut bounded: Option<(crate::engine::bwd::brab::instance::Exploration, i64)> = None;
         let mut slack = 2;
         while slack <= 32 && inst.bound_growing(Some(slack)) {
