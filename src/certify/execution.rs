@@ -65,9 +65,15 @@ impl std::hash::Hasher for Fx {
 
 type Map<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fx>>;
 
+/// The most dimensions of an array the replay reads and writes.
+const DIMS: usize = 4;
+
+/// A cell's index, 0 beyond the array's dimensions.
+type Key = [i64; DIMS];
+
 struct Arr {
     default: i64,
-    cells: Map<[i64; 2], i64>,
+    cells: Map<Key, i64>,
 }
 
 /// The concrete state and the bound variables.
@@ -161,9 +167,9 @@ impl Env {
             }
             Op::Bits(b) => bitwise(*b, self.eval(&a[0])?, self.eval(&a[1])?).ok_or_else(overflow)?,
             Op::Select => {
-                let mut idx = [0i64; 2];
-                if a.len() > 3 {
-                    return Err("arrays of more than two dimensions".into());
+                let mut idx: Key = [0; DIMS];
+                if a.len() > DIMS + 1 {
+                    return Err(format!("arrays of more than {DIMS} dimensions"));
                 }
                 for (k, i) in a[1..].iter().enumerate() {
                     idx[k] = self.eval(i)?;
@@ -453,7 +459,7 @@ pub fn replay_until(sys: &System, ex: &Execution, deadline: Option<Instant>) -> 
     let nat = sys.index == Some(crate::system::IndexKind::Nat);
     let mut accelerated = 0;
     let mut news: Vec<(Term, i64)> = vec![];
-    let mut writes: Vec<(Term, [i64; 2], i64)> = vec![];
+    let mut writes: Vec<(Term, Key, i64)> = vec![];
     let mut point_cache: HashMap<Term, Vec<Vec<Term>>> = HashMap::new();
     for &(ti, reps) in &ex.steps {
         let t = sys.transitions.get(ti).ok_or("a step names no transition")?;
@@ -507,8 +513,8 @@ fn initial_env(sys: &System, scalars: &[(Term, i64)], arrays: &[crate::answer::A
     for a in arrays {
         let sv = sys.vars.get(a.var).filter(|v| v.is_array).ok_or("an array content names no array")?;
         let dims = sv.term.sort().as_array().map(|s| s.index.len()).unwrap_or(1);
-        if dims > 2 {
-            return Err("arrays of more than two dimensions".into());
+        if dims > DIMS {
+            return Err(format!("arrays of more than {DIMS} dimensions"));
         }
         let es = sv.value_sort();
         let mut cells = Map::default();
@@ -516,7 +522,7 @@ fn initial_env(sys: &System, scalars: &[(Term, i64)], arrays: &[crate::answer::A
             if idx.len() != dims {
                 return Err(format!("a cell of {} has {} indices", sv.name(), idx.len()));
             }
-            let mut key = [0i64; 2];
+            let mut key: Key = [0; DIMS];
             key[..dims].copy_from_slice(idx);
             cells.insert(key, in_range(sv.name(), *v, &es)?);
         }
@@ -544,7 +550,7 @@ fn apply(
     k: u64,
     point_cache: &mut HashMap<Term, Vec<Vec<Term>>>,
     news: &mut Vec<(Term, i64)>,
-    writes: &mut Vec<(Term, [i64; 2], i64)>,
+    writes: &mut Vec<(Term, Key, i64)>,
 ) -> Result<(), String> {
     news.clear();
     writes.clear();
@@ -564,24 +570,13 @@ fn apply(
         }
         let pts = &point_cache[&u.value];
         // the points: every combination of the candidate indices
-        let mut coords: [Vec<i64>; 2] = [vec![], vec![]];
-        for (d, ps) in pts.iter().enumerate() {
-            for p in ps {
-                coords[d].push(env.eval(p)?);
+        let coords: Vec<Vec<i64>> = pts.iter().map(|ps| ps.iter().map(|p| env.eval(p)).collect::<Result<_, _>>()).collect::<Result<_, _>>()?;
+        for key in combinations(&coords) {
+            for (j, v) in js.iter().zip(key) {
+                env.locals.insert(j.clone(), v);
             }
-        }
-        if js.len() == 1 {
-            coords[1].push(0);
-        }
-        for &x in &coords[0] {
-            for &y in &coords[1] {
-                let key = [x, y];
-                for (j, v) in js.iter().zip(key) {
-                    env.locals.insert(j.clone(), v);
-                }
-                let v = in_range(sv.name(), env.eval(body)?, &sv.value_sort())?;
-                writes.push((sv.term.clone(), key, v));
-            }
+            let v = in_range(sv.name(), env.eval(body)?, &sv.value_sort())?;
+            writes.push((sv.term.clone(), key, v));
         }
     }
     for (t, v) in news.drain(..) {
@@ -591,6 +586,25 @@ fn apply(
         env.arrays.get_mut(&a).expect("arrays are all present").cells.insert(key, v);
     }
     Ok(())
+}
+
+/// Every index with one coordinate from each dimension's values (0 in the
+/// dimensions beyond them).
+fn combinations(coords: &[Vec<i64>]) -> Vec<Key> {
+    let mut out: Vec<Key> = vec![[0; DIMS]];
+    for (d, values) in coords.iter().enumerate() {
+        out = out
+            .iter()
+            .flat_map(|k| {
+                values.iter().map(move |&v| {
+                    let mut k = *k;
+                    k[d] = v;
+                    k
+                })
+            })
+            .collect();
+    }
+    out
 }
 
 /// The end of a replay: every input used, the final state in the unsafe cube.
@@ -622,7 +636,7 @@ fn finish(mut env: Env, sys: &System, ex: &Execution, cursor: usize, total: u64,
     reads.sort_by(|x, y| (x.0.to_string(), &x.1).cmp(&(y.0.to_string(), &y.1)));
     for (a, i, v) in &mut reads {
         let arr = &env.arrays[a];
-        let mut key = [0i64; 2];
+        let mut key: Key = [0; DIMS];
         key[..i.len()].copy_from_slice(i);
         *v = arr.cells.get(&key).copied().unwrap_or(arr.default);
     }

@@ -185,8 +185,8 @@ impl Scope<'_> {
                 };
                 match &t.args()[1..] {
                     [i] => Expr::Read1(slot, self.compile(i)?.into()),
-                    [i, j] => Expr::Read2(slot, Box::new((self.compile(i)?, self.compile(j)?))),
-                    _ => return Err(Unsupported("arrays of more than two dimensions".into())),
+                    is if is.len() <= super::MAX_DIMS => Expr::ReadN(slot, is.iter().map(|i| self.compile(i)).collect::<Result<_, _>>()?),
+                    _ => return Err(Unsupported(format!("arrays of more than {} dimensions", super::MAX_DIMS))),
                 }
             }
             Op::Real(..) => return Err(Unsupported("real numbers".into())),
@@ -327,8 +327,8 @@ impl Slots {
         for (i, v) in sys.vars.iter().enumerate() {
             if v.is_array {
                 let dims = v.term.sort().as_array().map(|a| a.index.len()).unwrap_or(1);
-                if dims > 2 {
-                    return Err(Unsupported(format!("array {} has more than two dimensions", v.name())));
+                if dims > super::MAX_DIMS {
+                    return Err(Unsupported(format!("array {} has more than {} dimensions", v.name(), super::MAX_DIMS)));
                 }
                 sort_range(&v.value_sort())?;
                 out.arrays.insert(v.term.clone(), out.array_vars.len());

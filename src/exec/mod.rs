@@ -84,8 +84,8 @@ pub enum Expr {
     Local(usize),
     /// A read of a one-dimensional array.
     Read1(usize, Arg),
-    /// A read of a two-dimensional array.
-    Read2(usize, Box<(Expr, Expr)>),
+    /// A read of an array of two to [`MAX_DIMS`] dimensions.
+    ReadN(usize, Box<[Expr]>),
     /// Negation.
     Not(Box<Expr>),
     /// Conjunction (short-circuit).
@@ -120,7 +120,25 @@ pub enum Expr {
 /// open, when they are first read.
 pub trait CellOracle {
     /// The initial value of cell `idx` of array `array`, within `lo..=hi`.
-    fn cell(&mut self, array: usize, idx: [i64; 2], lo: i64, hi: i64) -> i64;
+    fn cell(&mut self, array: usize, idx: Idx, lo: i64, hi: i64) -> i64;
+}
+
+/// The most dimensions an array may have in execution.
+pub const MAX_DIMS: usize = 4;
+
+/// The index of a cell: one integer per dimension, 0 beyond the array's
+/// dimensions.
+pub type Idx = [i64; MAX_DIMS];
+
+/// The index of a cell of a one-dimensional array.
+pub fn idx1(i: i64) -> Idx {
+    [i, 0, 0, 0]
+}
+
+/// Whether a cell index names a cell of a one-dimensional array (or one
+/// whose other indices are 0).
+fn flat(idx: &Idx) -> bool {
+    idx[1..].iter().all(|&k| k == 0)
 }
 
 /// Largest index stored densely (larger or negative ones go to a map).
@@ -136,7 +154,7 @@ pub struct Cells {
     hi: i64,
     dense: Vec<i64>,
     known: Vec<bool>,
-    sparse: HashMap<[i64; 2], i64>,
+    sparse: HashMap<Idx, i64>,
 }
 
 impl Cells {
@@ -144,8 +162,8 @@ impl Cells {
     pub fn new(default: Option<i64>, lo: i64, hi: i64) -> Cells {
         Cells { default, lo, hi, dense: vec![], known: vec![], sparse: HashMap::new() }
     }
-    fn get(&self, idx: [i64; 2]) -> Option<i64> {
-        if idx[1] == 0 && (0..self.dense.len() as i64).contains(&idx[0]) {
+    fn get(&self, idx: Idx) -> Option<i64> {
+        if flat(&idx) && (0..self.dense.len() as i64).contains(&idx[0]) {
             let k = idx[0] as usize;
             if self.known[k] {
                 return Some(self.dense[k]);
@@ -156,15 +174,15 @@ impl Cells {
     }
     /// The values a cell may hold: its value when known (set, or the
     /// array's default), else the range it would be chosen from.
-    pub fn peek(&self, idx: [i64; 2]) -> (i64, i64) {
+    pub fn peek(&self, idx: Idx) -> (i64, i64) {
         match self.get(idx).or(self.default) {
             Some(v) => (v, v),
             None => (self.lo, self.hi),
         }
     }
     /// Sets a cell.
-    pub fn set(&mut self, idx: [i64; 2], v: i64) {
-        if idx[1] == 0 && (0..DENSE_LIMIT).contains(&idx[0]) {
+    pub fn set(&mut self, idx: Idx, v: i64) {
+        if flat(&idx) && (0..DENSE_LIMIT).contains(&idx[0]) {
             let k = idx[0] as usize;
             if k >= self.dense.len() {
                 let n = (k + 1).max(self.dense.len() * 2).min(DENSE_LIMIT as usize);
@@ -177,7 +195,7 @@ impl Cells {
             self.sparse.insert(idx, v);
         }
     }
-    fn read(&mut self, array: usize, idx: [i64; 2], o: &mut impl CellOracle) -> i64 {
+    fn read(&mut self, array: usize, idx: Idx, o: &mut impl CellOracle) -> i64 {
         if let Some(v) = self.get(idx) {
             return v;
         }
@@ -225,11 +243,14 @@ impl State {
             Expr::Local(l) => loc[*l],
             Expr::Read1(a, i) => {
                 let i = self.arg(i, loc, o)?;
-                self.arrays[*a].read(*a, [i, 0], o)
+                self.arrays[*a].read(*a, idx1(i), o)
             }
-            Expr::Read2(a, ij) => {
-                let (i, j) = pair(ij, self, loc, o)?;
-                self.arrays[*a].read(*a, [i, j], o)
+            Expr::ReadN(a, is) => {
+                let mut idx: Idx = [0; MAX_DIMS];
+                for (d, i) in is.iter().enumerate() {
+                    idx[d] = self.eval(i, loc, o)?;
+                }
+                self.arrays[*a].read(*a, idx, o)
             }
             Expr::Not(x) => 1 - self.eval(x, loc, o)?,
             Expr::And(xs) => {
@@ -316,13 +337,19 @@ impl State {
             Expr::Scalar(s) => (!unknown.contains(s)).then(|| self.scalars[*s]),
             Expr::Local(_) => None,
             Expr::Read1(a, i) => match self.arg_partial(i, unknown, o)? {
-                Some(i) => Some(self.arrays[*a].read(*a, [i, 0], o)),
+                Some(i) => Some(self.arrays[*a].read(*a, idx1(i), o)),
                 None => None,
             },
-            Expr::Read2(a, ij) => match (self.eval_partial(&ij.0, unknown, o)?, self.eval_partial(&ij.1, unknown, o)?) {
-                (Some(i), Some(j)) => Some(self.arrays[*a].read(*a, [i, j], o)),
-                _ => None,
-            },
+            Expr::ReadN(a, is) => {
+                let mut idx: Idx = [0; MAX_DIMS];
+                for (d, i) in is.iter().enumerate() {
+                    match self.eval_partial(i, unknown, o)? {
+                        Some(v) => idx[d] = v,
+                        None => return Ok(None),
+                    }
+                }
+                Some(self.arrays[*a].read(*a, idx, o))
+            }
             Expr::Not(x) => self.eval_partial(x, unknown, o)?.map(|v| 1 - v),
             Expr::And(xs) | Expr::Or(xs) => {
                 let decisive = if matches!(e, Expr::And(_)) { 0 } else { 1 };
@@ -405,7 +432,8 @@ impl Expr {
             Expr::Scalar(s) => slots.contains(s),
             Expr::Local(_) => true,
             Expr::Read1(_, i) => arg(i),
-            Expr::Read2(_, ij) | Expr::Div(ij) | Expr::Mod(ij) | Expr::Bits(_, ij) => ij.0.mentions(slots) || ij.1.mentions(slots),
+            Expr::ReadN(_, is) => is.iter().any(|i| i.mentions(slots)),
+            Expr::Div(ij) | Expr::Mod(ij) | Expr::Bits(_, ij) => ij.0.mentions(slots) || ij.1.mentions(slots),
             Expr::Not(x) | Expr::Neg(x) => x.mentions(slots),
             Expr::And(xs) | Expr::Or(xs) | Expr::Add(xs) | Expr::Mul(xs) => xs.iter().any(|x| x.mentions(slots)),
             Expr::Ite(cte) => cte.0.mentions(slots) || cte.1.mentions(slots) || cte.2.mentions(slots),

@@ -147,7 +147,7 @@ type SignPair = ((Rel, Atom, Atom), Rel, Atom, Atom);
 /// reachable state); with whether it is such a free cell.
 fn value(a: Atom, st: &State, z: i64, z2: i64) -> Option<Span> {
     let cell = |arr: usize, i: i64| {
-        let (lo, hi) = st.arrays[arr].peek([i, 0]);
+        let (lo, hi) = st.arrays[arr].peek(crate::exec::idx1(i));
         (lo, hi, (lo < hi).then_some((arr, i)))
     };
     match a {

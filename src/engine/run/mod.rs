@@ -10,7 +10,7 @@
 pub mod self_loops;
 
 use crate::answer::{ArrayContent, Execution};
-use crate::exec::{compile, CellOracle, Cells, Fault, Program, State, Unsupported};
+use crate::exec::{compile, idx1, CellOracle, Cells, Fault, Idx, Program, State, Unsupported, MAX_DIMS};
 use crate::system::System;
 use self_loops::{self as accel, Loop};
 use std::time::{Duration, Instant};
@@ -165,7 +165,7 @@ struct Chooser<'a> {
     /// Choices made for the initial state.
     initial: u64,
     /// Chosen cells: array slot, index, value.
-    cells: Vec<(usize, [i64; 2], i64)>,
+    cells: Vec<(usize, Idx, i64)>,
 }
 
 impl<'a> Chooser<'a> {
@@ -230,7 +230,7 @@ impl<'a> Chooser<'a> {
 }
 
 impl CellOracle for Chooser<'_> {
-    fn cell(&mut self, array: usize, idx: [i64; 2], lo: i64, hi: i64) -> i64 {
+    fn cell(&mut self, array: usize, idx: Idx, lo: i64, hi: i64) -> i64 {
         let v = self.pick(lo, hi);
         self.cells.push((array, idx, v));
         v
@@ -318,7 +318,7 @@ fn apply(
     ch: &mut Chooser,
     loc: &mut [i64],
     news: &mut Vec<(usize, i64)>,
-    writes: &mut Vec<(usize, [i64; 2], i64)>,
+    writes: &mut Vec<(usize, Idx, i64)>,
 ) -> Result<(), Fault> {
     let step = &prog.steps[t];
     news.clear();
@@ -332,28 +332,30 @@ fn apply(
     }
     for u in &step.arrays {
         let check = |v: i64| if v < u.range.0 || v > u.range.1 { Err(Fault::Range) } else { Ok(v) };
-        match u.points.as_slice() {
-            [ps] => {
-                for p in ps {
-                    let i = st.eval(p, loc, ch)?;
-                    loc[u.first_local] = i;
-                    let v = check(st.eval(&u.body, loc, ch)?)?;
-                    writes.push((u.array, [i, 0], v));
-                }
+        if let [ps] = u.points.as_slice() {
+            for p in ps {
+                let i = st.eval(p, loc, ch)?;
+                loc[u.first_local] = i;
+                let v = check(st.eval(&u.body, loc, ch)?)?;
+                writes.push((u.array, idx1(i), v));
             }
-            [ps, qs] => {
-                for p in ps {
-                    let i = st.eval(p, loc, ch)?;
-                    for q in qs {
-                        let j = st.eval(q, loc, ch)?;
-                        loc[u.first_local] = i;
-                        loc[u.first_local + 1] = j;
-                        let v = check(st.eval(&u.body, loc, ch)?)?;
-                        writes.push((u.array, [i, j], v));
-                    }
-                }
+            continue;
+        }
+        // every combination of the points of each dimension
+        let values: Vec<Vec<i64>> = u.points.iter().map(|ps| ps.iter().map(|p| st.eval(p, loc, ch)).collect::<Result<_, _>>()).collect::<Result<_, _>>()?;
+        let mut at = vec![0usize; values.len()];
+        while values.iter().all(|v| !v.is_empty()) {
+            let mut idx: Idx = [0; MAX_DIMS];
+            for (d, &k) in at.iter().enumerate() {
+                idx[d] = values[d][k];
+                loc[u.first_local + d] = values[d][k];
             }
-            _ => unreachable!("arrays have one or two dimensions"),
+            let v = check(st.eval(&u.body, loc, ch)?)?;
+            writes.push((u.array, idx, v));
+            // the next combination, the last dimension fastest
+            let Some(d) = (0..at.len()).rev().find(|&d| at[d] + 1 < values[d].len()) else { break };
+            at[d] += 1;
+            at[d + 1..].iter_mut().for_each(|k| *k = 0);
         }
     }
     for &(s, v) in news.iter() {
