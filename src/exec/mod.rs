@@ -195,6 +195,14 @@ impl Cells {
             self.sparse.insert(idx, v);
         }
     }
+    /// Reads cell `i` of a one-dimensional array (the dense cells first).
+    #[inline(always)]
+    fn read1(&mut self, array: usize, i: i64, o: &mut impl CellOracle) -> i64 {
+        if let Some(k) = usize::try_from(i).ok().filter(|&k| k < self.dense.len() && self.known[k]) {
+            return self.dense[k];
+        }
+        self.read(array, idx1(i), o)
+    }
     fn read(&mut self, array: usize, idx: Idx, o: &mut impl CellOracle) -> i64 {
         if let Some(v) = self.get(idx) {
             return v;
@@ -243,7 +251,7 @@ impl State {
             Expr::Local(l) => loc[*l],
             Expr::Read1(a, i) => {
                 let i = self.arg(i, loc, o)?;
-                self.arrays[*a].read(*a, idx1(i), o)
+                self.arrays[*a].read1(*a, i, o)
             }
             Expr::ReadN(a, is) => {
                 let mut idx: Idx = [0; MAX_DIMS];
