@@ -386,7 +386,7 @@ fn emit_chc(file: &Path) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(why) => {
-            eprintln!("{}:1:1: cannot write as Horn clauses: {why}", file.display());
+            eprintln!("{}: cannot write as Horn clauses: {why}", file.display());
             ExitCode::from(2)
         }
     }
@@ -416,7 +416,7 @@ fn check(args: CheckArgs) -> ExitCode {
         (true, None) => match chc::emit::clauses(sys) {
             Ok(h) => Some(h),
             Err(why) => {
-                eprintln!("{}:1:1: --chc: cannot write as Horn clauses: {why}", args.file.display());
+                eprintln!("{}: --chc: cannot write as Horn clauses: {why}", args.file.display());
                 return ExitCode::from(2);
             }
         },
