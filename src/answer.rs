@@ -195,7 +195,8 @@ pub struct Stats {
     pub approximated: usize,
     /// Searches restarted after an approximation was refuted.
     pub restarts: usize,
-    /// Refinements of spurious abstract paths (lazy abstraction).
+    /// Refinements of spurious abstract paths (lazy abstraction), or of
+    /// IC3/PDR's abstraction (`--pdr-abstraction`).
     pub refinements: usize,
     /// Solver calls made while interpolating (lazy abstraction).
     pub calls_itp: usize,

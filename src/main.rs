@@ -140,6 +140,13 @@ struct CheckArgs {
     /// the candidate-invariant templates', or nothing.
     #[arg(long, value_enum, default_value_t = arrax::engine::pdr::Seeds::Solved)]
     pdr_seeds: arrax::engine::pdr::Seeds,
+    /// IC3/PDR: the abstraction the search refines: none, Spacer's
+    /// abstraction of the guards' array conditions (refined on spurious
+    /// traces),
+    /// or CTIGAR's domain of lemma literals (refined on spurious
+    /// counterexamples to induction).
+    #[arg(long, value_enum, default_value_t = arrax::engine::pdr::Abstracting::None)]
+    pdr_abstraction: arrax::engine::pdr::Abstracting,
     /// Print search statistics, and progress on stderr about once a second
     /// (`-vv`: the search's steps; `-vvv`: everything; `RUST_LOG` overrides).
     #[arg(long, short, action = clap::ArgAction::Count)]
@@ -553,6 +560,7 @@ fn options(args: &CheckArgs) -> CheckOptions {
         accelerate: !args.no_accelerate,
         pdr_lemmas: args.pdr_lemmas,
         pdr_seeds: args.pdr_seeds,
+        pdr_abstraction: args.pdr_abstraction,
         graph: args.dot.is_some(),
     };
     CheckOptions {

@@ -301,10 +301,10 @@ struct Tally {
 }
 
 /// Checks one model with arrax (`engine`) and with the exploration.
-fn compare(m: &Model, engine: Choice, tally: &mut Tally) {
+fn compare(m: &Model, opts: &CheckOptions, tally: &mut Tally) {
     let text = m.canonical();
     let sys = parse_str(&text, Format::Canonical).unwrap_or_else(|d| panic!("the generator wrote a bad system ({d}):\n{text}")).system;
-    let r = check(&sys, &CheckOptions { engine, timeout: Some(TIMEOUT), ..CheckOptions::default() });
+    let r = check(&sys, &CheckOptions { timeout: Some(TIMEOUT), ..opts.clone() });
     match r.verdict {
         Verdict::Safe => {
             tally.safe += 1;
@@ -329,6 +329,11 @@ fn compare(m: &Model, engine: Choice, tally: &mut Tally) {
 /// `ARRAX_DIFFERENTIAL_SEED` if set, for longer hunts); fails on a
 /// disagreement.
 fn run(family: &str, engine: Choice, seed: u64, count: usize, generate: fn(&mut Rng) -> Model) {
+    run_with(family, &CheckOptions { engine, ..CheckOptions::default() }, seed, count, generate)
+}
+
+/// [`run`] with these options.
+fn run_with(family: &str, opts: &CheckOptions, seed: u64, count: usize, generate: fn(&mut Rng) -> Model) {
     let var = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
     let count = var("ARRAX_DIFFERENTIAL_COUNT").map_or(count, |c| c as usize);
     let seed = var("ARRAX_DIFFERENTIAL_SEED").map_or(seed, |s| seed ^ s);
@@ -336,7 +341,7 @@ fn run(family: &str, engine: Choice, seed: u64, count: usize, generate: fn(&mut 
     let mut rng = Rng::new(seed);
     let mut tally = Tally::default();
     for _ in 0..count {
-        compare(&generate(&mut rng), engine, &mut tally);
+        compare(&generate(&mut rng), opts, &mut tally);
     }
     eprintln!("differential {family}: {count} systems in {:.1?}: {} SAFE, {} UNSAFE, {} UNKNOWN", start.elapsed(), tally.safe, tally.unsafe_, tally.unknown);
     assert!(tally.disagreements.is_empty(), "{} disagreement(s):\n\n{}", tally.disagreements.len(), tally.disagreements.join("\n\n"));
@@ -365,6 +370,44 @@ fn random_protocols_agree_with_explicit_exploration_under_pdr() {
 #[test]
 fn random_programs_agree_with_explicit_exploration_under_pdr() {
     run("programs (IC3/PDR)", Choice::Pdr, 0x5eed_0004, 100, random_system::program);
+}
+
+/// IC3/PDR searching an abstraction it refines (`--pdr-abstraction`).
+fn pdr_abstracting(a: arrax::engine::pdr::Abstracting) -> CheckOptions {
+    let mut opts = CheckOptions { engine: Choice::Pdr, ..CheckOptions::default() };
+    opts.settings.pdr_abstraction = a;
+    opts
+}
+
+/// IC3/PDR on an abstraction of the guards (Spacer's), refined on spurious
+/// traces: the answers still meet explicit exploration.
+#[test]
+fn random_programs_agree_under_pdr_with_abstract_transitions() {
+    run_with(
+        "programs (IC3/PDR, abstract transitions)",
+        &pdr_abstracting(arrax::engine::pdr::Abstracting::Transitions),
+        0x5eed_0005,
+        60,
+        random_system::program,
+    );
+}
+
+/// The same on random protocols.
+#[test]
+fn random_protocols_agree_under_pdr_with_abstract_transitions() {
+    run_with(
+        "protocols (IC3/PDR, abstract transitions)",
+        &pdr_abstracting(arrax::engine::pdr::Abstracting::Transitions),
+        0x5eed_0006,
+        60,
+        random_system::protocol,
+    );
+}
+
+/// IC3/PDR with CTIGAR's abstract domain of lemma literals.
+#[test]
+fn random_programs_agree_under_pdr_with_an_abstract_domain() {
+    run_with("programs (IC3/PDR, abstract domain)", &pdr_abstracting(arrax::engine::pdr::Abstracting::Domain), 0x5eed_0007, 60, random_system::program);
 }
 
 /// Test-and-set mutual exclusion (`a`: 0 idle, 1 trying, 2 critical; `l`:
@@ -401,7 +444,7 @@ fn exploration_finds_the_known_answers() {
     let (size, path) = found.expect("the mutex without its lock test is unsafe");
     assert_eq!((size, path.len()), (2, 4), "{path:?}");
     let mut tally = Tally::default();
-    compare(&mutex(true), Choice::Auto, &mut tally);
-    compare(&mutex(false), Choice::Auto, &mut tally);
+    compare(&mutex(true), &CheckOptions::default(), &mut tally);
+    compare(&mutex(false), &CheckOptions::default(), &mut tally);
     assert_eq!((tally.safe, tally.unsafe_, tally.disagreements.len()), (1, 1, 0), "{tally:?}");
 }

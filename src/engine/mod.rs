@@ -128,6 +128,8 @@ pub struct Settings {
     pub pdr_lemmas: pdr::lemma::Lemmas,
     /// IC3/PDR: what the frames start with.
     pub pdr_seeds: pdr::Seeds,
+    /// IC3/PDR: the abstraction the search refines, if any.
+    pub pdr_abstraction: pdr::Abstracting,
     /// Whether engines hand back their search graph (`--dot`).
     pub graph: bool,
 }
@@ -147,6 +149,7 @@ impl Default for Settings {
             accelerate: true,
             pdr_lemmas: pdr::lemma::Lemmas::Instances,
             pdr_seeds: pdr::Seeds::Solved,
+            pdr_abstraction: pdr::Abstracting::None,
             graph: false,
         }
     }

@@ -74,7 +74,8 @@ pub struct StatsReport {
     pub approximated: u64,
     /// Searches restarted.
     pub restarts: u64,
-    /// Refinements of spurious paths (lazy abstraction).
+    /// Refinements of spurious paths (lazy abstraction), or of IC3/PDR's
+    /// abstraction.
     pub refinements: u64,
     /// Nodes expanded.
     pub expanded: u64,

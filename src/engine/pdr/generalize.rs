@@ -12,10 +12,11 @@
 //! variable to a ground index term (so that lemmas become quantified),
 //! then the rest, location literals last.
 
+use super::abstraction::is_location;
 use super::lemma::INFINITY;
 use super::query::Relative;
 use super::search::{frame, Search};
-use crate::logic::{occurs, Op, Sort, Term};
+use crate::logic::{occurs, Op, Term};
 use crate::system::cube::Cube;
 use std::collections::HashSet;
 
@@ -226,12 +227,6 @@ impl Search<'_> {
             self.stats.lemmas += 1;
         }
     }
-}
-
-/// Whether a literal is a location literal (an enumeration-valued scalar
-/// equal to a constant).
-fn is_location(l: &Term) -> bool {
-    matches!(l.op(), Op::Eq) && l.args().iter().any(|a| a.is_var() && matches!(a.sort(), Sort::Enum(_))) && l.args().iter().any(|a| a.is_value())
 }
 
 /// The cube's array literals with every index replaced by one placeholder:

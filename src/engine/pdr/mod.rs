@@ -7,8 +7,12 @@
 //! terms ([`quantify`]); lemmas pushed forward until two frames agree
 //! ([`search`]). The invariant is certified by the other solver like
 //! every SAFE answer; a chain of obligations reaching the initial states
-//! is replayed before it is answered.
+//! is replayed before it is answered. Two abstractions of the seed papers
+//! are options ([`Abstracting`]): Spacer's of the transitions
+//! ([`abstraction`]) and CTIGAR's of the lemma literals ([`domain`]).
 
+pub mod abstraction;
+pub mod domain;
 pub mod frame;
 pub mod generalize;
 pub mod lemma;
@@ -38,6 +42,20 @@ pub enum Seeds {
     Solved,
     /// Those and the candidate-invariant templates' survivors.
     Candidates,
+}
+
+/// The abstraction a search refines, if any (the seeds' two kinds,
+/// measured against the plain engine).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Abstracting {
+    /// None: the plain engine.
+    None,
+    /// Spacer's abstraction of the guards' array conditions, refined by
+    /// the unsat cores of spurious candidate traces ([`abstraction`]).
+    Transitions,
+    /// CTIGAR's domain of lemma literals, refined on spurious
+    /// counterexamples to induction ([`domain`]).
+    Domain,
 }
 
 /// When seeding starts: after this part of the budget (and at most this
@@ -73,6 +91,7 @@ impl Pdr {
             ctg: true,
             terms: terms::abstraction_terms(sys),
             facts: facts(sys),
+            abstraction: self.settings.pdr_abstraction,
             seed_at: Some(Instant::now() + budget.left().map_or(SEED_AFTER_CAP, |l| (l / SEED_AFTER).min(SEED_AFTER_CAP))),
         }
     }

@@ -18,8 +18,9 @@
 //! ([`super::lemma`]). Lemmas about another location than the step's (or
 //! the cube's) are left out.
 
+use super::abstraction::Abstraction;
 use super::lemma::{self, Lemma, Lemmas};
-use crate::answer::Edge;
+use crate::answer::{AbstractTrace, Edge};
 use crate::logic::{substitute, Term};
 use crate::reach::path::index_terms;
 use crate::reach::pre::pre_image;
@@ -86,6 +87,9 @@ fn skolem(i: usize, v: &Term) -> Term {
 /// The solver and what it is asked, with counters.
 pub struct Queries<'a> {
     sys: &'a System,
+    /// The abstraction steps and pre-images are taken in, and the abstract
+    /// system ([`super::abstraction`]); `None`: the system itself.
+    abstraction: Option<(Abstraction, System)>,
     solver: Box<dyn Solver>,
     mode: Lemmas,
     steps: Vec<Step>,
@@ -101,7 +105,46 @@ impl<'a> Queries<'a> {
     /// Queries on `sys` with a solver of `backend`.
     pub fn new(sys: &'a System, backend: smt::Backend, mode: Lemmas, max_procs: usize, deadline: Option<Instant>) -> Self {
         let steps = (0..sys.transitions.len()).map(|ti| Step::of(sys, ti)).collect();
-        Queries { sys, solver: smt::solver(backend), mode, steps, max_procs, deadline, calls: 0, time: Duration::ZERO }
+        Queries { sys, abstraction: None, solver: smt::solver(backend), mode, steps, max_procs, deadline, calls: 0, time: Duration::ZERO }
+    }
+
+    /// The queries with steps and pre-images taken in an abstraction of
+    /// the system.
+    pub fn abstracted(mut self, a: Abstraction) -> Self {
+        self.take_in(a);
+        self
+    }
+
+    /// Takes steps and pre-images in the abstraction `a` from now on.
+    fn take_in(&mut self, a: Abstraction) {
+        let model = a.system(self.sys);
+        self.steps = (0..model.transitions.len()).map(|ti| Step::of(&model, ti)).collect();
+        self.abstraction = Some((a, model));
+    }
+
+    /// Gives the abstraction up: steps and pre-images are taken in the
+    /// system from now on; whether there was one.
+    pub fn concretise(&mut self) -> bool {
+        let was = self.abstraction.take().is_some();
+        if was {
+            self.steps = (0..self.sys.transitions.len()).map(|ti| Step::of(self.sys, ti)).collect();
+        }
+        was
+    }
+
+    /// The system steps and pre-images are taken in.
+    fn model(&self) -> &System {
+        self.abstraction.as_ref().map_or(self.sys, |(_, m)| m)
+    }
+
+    /// Refines the abstraction on a candidate trace that did not replay
+    /// ([`Abstraction::refine`]); how many conjuncts became visible (0
+    /// without an abstraction).
+    pub fn refine(&mut self, trace: &AbstractTrace) -> Result<usize, String> {
+        let Some((mut a, _)) = self.abstraction.take() else { return Ok(0) };
+        let shown = a.refine(self.sys, trace, self.solver.backend(), self.deadline);
+        self.take_in(a);
+        shown
     }
 
     /// Checks the conjunction of `parts` under the assumptions.
@@ -245,7 +288,7 @@ impl<'a> Queries<'a> {
     /// After a satisfiable step query into `c` under transition `ti`: the
     /// pre-image cube whose literals the model satisfies.
     fn predecessor(&mut self, c: &Cube, ti: usize, sk: &[Term]) -> Option<(Cube, Edge)> {
-        let (pres, _) = pre_image(self.sys, c, ti, self.max_procs.max(c.arity() + self.steps[ti].params.len()), false);
+        let (pres, _) = pre_image(self.model(), c, ti, self.max_procs.max(c.arity() + self.steps[ti].params.len()), false);
         let params = self.steps[ti].params.clone();
         'cubes: for (p, e) in pres {
             let mut m: HashMap<Term, Term> = HashMap::new();

@@ -9,10 +9,13 @@
 //! lemmas of its own level equals the next one, and its lemmas form the
 //! inductive invariant (certified by the caller with the other solver).
 
+use super::abstraction::Abstraction;
+use super::domain::Domain;
 use super::frame::Frames;
 use super::lemma::{Lemmas, INFINITY};
 use super::obligation::{Obligation, Obligations};
 use super::query::{Frame, Queries, Relative};
+use super::Abstracting;
 use crate::answer::{AbstractTrace, Answer, Counterexample, Proof, Stats};
 use crate::logic::{substitute, Term};
 use crate::smt::Backend;
@@ -45,6 +48,8 @@ pub struct Options {
     pub facts: Vec<Cube>,
     /// When the seeder runs, if the search is still undecided then.
     pub seed_at: Option<Instant>,
+    /// The abstraction the search refines, if any.
+    pub abstraction: Abstracting,
 }
 
 /// Invariants found apart from the search (cubes whose negations hold in
@@ -73,17 +78,30 @@ pub struct Search<'a> {
     pub stats: Stats,
     /// The seeder, until it has run.
     seeder: Option<Seeder<'a>>,
+    /// CTIGAR's domain, when the search abstracts lemmas.
+    domain: Option<Domain>,
+    /// The frame of the abstraction's last refinement (or its start).
+    refined_at: usize,
 }
+
+/// Frames a search on an abstraction of the transitions may open after
+/// its last refinement before the abstraction is given up (Spacer bounds
+/// each abstraction's search: a spurious trace through a long loop would
+/// take as many frames as iterations to show).
+const ABSTRACT_FRAMES: usize = 6;
 
 impl<'a> Search<'a> {
     /// A search on `sys`.
     pub fn new(sys: &'a System, opts: Options) -> Search<'a> {
-        let q = Queries::new(sys, opts.backend, opts.lemmas, opts.max_procs, opts.deadline);
+        let mut q = Queries::new(sys, opts.backend, opts.lemmas, opts.max_procs, opts.deadline);
+        if opts.abstraction == Abstracting::Transitions {
+            q = q.abstracted(Abstraction::initial(sys));
+        }
         let mut frames = Frames::default();
         for f in &opts.facts {
             frames.add(f.clone(), INFINITY);
         }
-        Search { sys, opts, q, frames, k: 1, stats: Stats::default(), seeder: None }
+        Search { sys, opts, q, frames, k: 1, stats: Stats::default(), seeder: None, domain: None, refined_at: 1 }
     }
 
     /// The search with a seeder, run at `opts.seed_at`.
@@ -135,9 +153,16 @@ impl<'a> Search<'a> {
     pub fn run(&mut self, replay: &mut dyn FnMut(&AbstractTrace) -> bool) -> Answer {
         let roots = self.roots();
         self.stats.frames = self.k;
+        if self.opts.abstraction == Abstracting::Domain {
+            self.domain = Some(Domain::new(&roots));
+        }
         for u in &roots {
             match self.q.initial(u) {
-                Ok(None) => return self.refute(AbstractTrace { cubes: vec![u.clone()], edges: vec![] }, replay),
+                Ok(None) => {
+                    return self
+                        .refute(AbstractTrace { cubes: vec![u.clone()], edges: vec![] }, replay)
+                        .unwrap_or_else(|| Answer::Unknown("an abstraction refined on an empty path".into()))
+                }
                 Ok(Some(_)) => {}
                 Err(w) => return Answer::Unknown(format!("solver: {w}")),
             }
@@ -158,7 +183,11 @@ impl<'a> Search<'a> {
                     }
                     match self.block(u.clone()) {
                         Ok(None) => {}
-                        Ok(Some(trace)) => return self.refute(trace, replay),
+                        Ok(Some(trace)) => {
+                            if let Some(answer) = self.refute(trace, replay) {
+                                return answer;
+                            }
+                        }
                         Err(why) => return Answer::Unknown(why),
                     }
                 }
@@ -175,18 +204,32 @@ impl<'a> Search<'a> {
             }
             self.progress();
             self.k += 1;
+            if self.k > self.refined_at + ABSTRACT_FRAMES && self.q.concretise() {
+                tracing::debug!("abstraction given up at frame {}", self.k);
+            }
             self.stats.frames = self.k;
         }
     }
 
-    /// A candidate trace: answered UNSAFE when it replays, else the search
-    /// ends (a spurious chain comes from instantiation's incompleteness).
-    fn refute(&mut self, trace: AbstractTrace, replay: &mut dyn FnMut(&AbstractTrace) -> bool) -> Answer {
+    /// A candidate trace: answered UNSAFE when it replays; else the search
+    /// goes on (`None`) when the abstraction of the transitions, if any, is
+    /// refined on it, and ends otherwise (a spurious chain then comes from
+    /// instantiation's incompleteness).
+    fn refute(&mut self, trace: AbstractTrace, replay: &mut dyn FnMut(&AbstractTrace) -> bool) -> Option<Answer> {
         if replay(&trace) {
-            return Answer::Unsafe(Counterexample::Trace(trace, None));
+            return Some(Answer::Unsafe(Counterexample::Trace(trace, None)));
         }
         self.stats.spurious += 1;
-        Answer::Unknown("candidate counterexample did not replay".into())
+        match self.q.refine(&trace) {
+            Ok(0) => Some(Answer::Unknown("candidate counterexample did not replay".into())),
+            Ok(shown) => {
+                self.stats.refinements += 1;
+                self.refined_at = self.k;
+                tracing::debug!("abstraction refined: {shown} conjuncts of guards made visible");
+                None
+            }
+            Err(w) => Some(Answer::Unknown(format!("solver: {w}"))),
+        }
     }
 
     /// Blocks the unsafe cube `root` at the last frame: `Ok(None)` once it
@@ -206,6 +249,9 @@ impl<'a> Search<'a> {
                 continue;
             }
             tracing::debug!("obligation at level {j}: {c}");
+            if self.block_abstraction(&c, j) {
+                continue;
+            }
             match self.q.relative(&frame(&self.frames, j - 1), &c, true) {
                 Relative::Predecessor(p, e, _) => {
                     let pred = Obligation { cube: p, level: j - 1, parent: Some(id), edge: Some(e), depth: depth + 1 };
@@ -223,6 +269,7 @@ impl<'a> Search<'a> {
                     obs.requeue(id);
                 }
                 Relative::Blocked(core) => {
+                    self.refine_domain(&c, &core);
                     let (g, level) = self.generalize(&c, &core, j);
                     self.learn(g, level);
                 }
@@ -230,6 +277,35 @@ impl<'a> Search<'a> {
             }
         }
         Ok(None)
+    }
+
+    /// CTIGAR: blocks the obligation `c` at level `j` in its abstraction
+    /// ([`Domain::abstraction`]) when it can, learning the abstraction's
+    /// lemma; whether it did.
+    fn block_abstraction(&mut self, c: &Cube, j: usize) -> bool {
+        let Some(a) = self.domain.as_ref().and_then(|d| d.abstraction(c)) else { return false };
+        if !matches!(self.q.initial(&a), Ok(Some(_))) {
+            return false;
+        }
+        match self.q.relative(&frame(&self.frames, j - 1), &a, true) {
+            Relative::Blocked(core) => {
+                let (g, level) = self.generalize(&a, &core, j);
+                self.learn(g, level);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// CTIGAR: after the obligation `c` was blocked with the literals
+    /// `core` where its abstraction was not (or had none), the core's
+    /// literals join the domain.
+    fn refine_domain(&mut self, c: &Cube, core: &[usize]) {
+        if let Some(d) = self.domain.as_mut() {
+            if d.refine(c, core) > 0 {
+                self.stats.refinements += 1;
+            }
+        }
     }
 
     /// Whether the lemmas of every frame (inductive by themselves) keep
