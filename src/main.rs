@@ -478,9 +478,10 @@ fn check(args: CheckArgs) -> ExitCode {
         print!("{}", report::text_in_source(sys, parsed.source.as_ref(), &r, args.verbose > 0, args.no_certify));
     }
     // The answer is out: end the process here, without tearing down the
-    // solvers' contexts, the terms and the search (work nobody uses).
-    let _ = std::io::Write::flush(&mut std::io::stdout());
-    std::process::exit(r.verdict.exit_code())
+    // solvers' contexts, the terms and the search (work nobody uses) —
+    // `exit` would still run the thread-local destructors (the z3 context)
+    // and the solver libraries' static destructors.
+    exit_now(r.verdict.exit_code())
 }
 
 /// Writes the witness of a checked answer (a note on stderr when there is none).
@@ -574,9 +575,10 @@ fn options(args: &CheckArgs) -> CheckOptions {
     }
 }
 
-/// Ends the process from a watchdog thread while other threads may be
-/// inside a solver: stdout flushed, then `_exit`, so that no exit handler
-/// or static destructor of the solver libraries runs under their feet.
+/// Ends the process at once: stdout flushed, then `_exit`, so that no exit
+/// handler, thread-local or static destructor of the solver libraries runs
+/// (from a watchdog thread, other threads may be inside a solver; after
+/// the answer, tearing the solvers down is work nobody uses).
 fn exit_now(code: i32) -> ! {
     let _ = std::io::Write::flush(&mut std::io::stdout());
     // SAFETY: _exit ends the process at once; nothing runs after it.

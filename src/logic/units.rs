@@ -30,6 +30,25 @@ pub fn refuted_by_units(f: &Term) -> bool {
     !units.is_empty() && parts.iter().any(|p| !binds(p) && substitute(p, &units).as_bool() == Some(false))
 }
 
+/// The values unit propagation fixes when they decide the conjunction `f`:
+/// no two units disagree and every conjunct is true once they are
+/// substituted, so the models of `f` are exactly the assignments that agree
+/// with them. `None` when they do not decide it (the solver must).
+pub fn solved_by_units(f: &Term) -> Option<HashMap<Term, Term>> {
+    let parts = conjuncts(f);
+    let mut units: HashMap<Term, Term> = HashMap::new();
+    for p in &parts {
+        if binds(p) {
+            return None;
+        }
+        let Some((t, v)) = unit(p) else { continue };
+        if units.insert(t, v.clone()).is_some_and(|w| w != v) {
+            return None;
+        }
+    }
+    parts.iter().all(|p| substitute(p, &units).as_bool() == Some(true)).then_some(units)
+}
+
 /// The cell (an array read or a symbol) a literal fixes, and its value.
 fn unit(l: &Term) -> Option<(Term, Term)> {
     let cell = |t: &Term| matches!(t.op(), Op::Var(_) | Op::Select) && !binds(t);
@@ -73,5 +92,23 @@ mod tests {
         // x = 1 ∧ (p ∨ x > 3): satisfiable, not refuted
         let clause = Term::or([p.clone(), Term::lt(&Term::int(3), &x)]);
         assert!(!refuted_by_units(&Term::and([Term::eq(&x, &one), clause])));
+    }
+
+    #[test]
+    fn units_that_decide_a_conjunction_are_its_solution() {
+        let x = Term::var("x", Sort::Int);
+        let p = Term::var("p", Sort::Bool);
+        let one = Term::int(1);
+        // x = 1 ∧ ¬p ∧ (p ∨ x ≤ 3): decided, x = 1 and p false
+        let clause = Term::or([p.clone(), Term::le(&x, &Term::int(3))]);
+        let units = solved_by_units(&Term::and([Term::eq(&x, &one), p.not(), clause])).unwrap();
+        assert_eq!(units.get(&x), Some(&one));
+        assert_eq!(units.get(&p), Some(&Term::ff()));
+        // x = 1 ∧ (p ∨ x > 3): p is left open, not decided
+        let clause = Term::or([p.clone(), Term::lt(&Term::int(3), &x)]);
+        assert!(solved_by_units(&Term::and([Term::eq(&x, &one), clause])).is_none());
+        // x = 1 ∧ x = 2: no solution
+        assert!(solved_by_units(&Term::and([Term::eq(&x, &one), Term::eq(&x, &Term::int(2))])).is_none());
+        assert!(solved_by_units(&Term::tt()).is_some_and(|u| u.is_empty()));
     }
 }

@@ -593,13 +593,19 @@ impl<'a> Instance<'a> {
 
     /// Up to `cap` initial states, and whether they are all of them.
     fn enumerate_initial(&self, cap: usize) -> Result<(Vec<State>, bool), Unsupported> {
-        // Enumerate with the solver: the initial formula over one symbol per cell.
+        // The initial formula over one symbol per cell: decided by unit
+        // propagation when it fixes every cell it constrains (no solver
+        // started), else models enumerated by the solver.
         let cs = self.cell_symbols();
-        let (f, free) = self.initial_formula(&cs)?;
+        let (f, ranges, free) = self.initial_formula(&cs)?;
         let constrained = crate::logic::free_vars(&f);
-        let mut solver = smt::solver(Backend::Z3);
-        solver.assert(&f);
         let mut out = vec![];
+        if let Some(mut st) = self.fixed_by_units(&f, &cs, &constrained)? {
+            let all = push_combinations(&mut st, &free, &mut out, cap);
+            return Ok((out, all));
+        }
+        let mut solver = smt::solver(Backend::Z3);
+        solver.assert(&Term::and(std::iter::once(f).chain(ranges)));
         loop {
             match solver.check() {
                 SatResult::Unsat => return Ok((out, true)),
@@ -616,32 +622,36 @@ impl<'a> Instance<'a> {
                     continue;
                 }
                 let v = solver.value(c).ok_or("no model value")?;
-                st[k] = match v.op() {
-                    Op::Bool(b) => *b as i64,
-                    Op::Int(n) | Op::EnumConst(n) => *n,
-                    _ => return Err(format!("unexpected value {v}")),
-                };
+                st[k] = cell_value(&v).ok_or_else(|| format!("unexpected value {v}"))?;
                 block.push(match v.op() {
                     Op::Bool(_) => Term::eq(c, &v),
                     _ => Term::eq(c, &Term::raw(v.op().clone(), vec![], c.sort().clone())),
                 });
             }
             solver.assert(&Term::and(block).not());
-            // every combination of the free cells' values
-            let mut combo = vec![0usize; free.len()];
-            loop {
-                for ((k, dom), &i) in free.iter().zip(&combo) {
-                    st[*k] = dom[i];
-                }
-                out.push(st.clone().into_boxed_slice());
-                if out.len() >= cap {
-                    return Ok((out, false));
-                }
-                if !next_combination(&mut combo, |i| free[i].1.len()) {
-                    break;
-                }
+            if !push_combinations(&mut st, &free, &mut out, cap) {
+                return Ok((out, false));
             }
         }
+    }
+
+    /// The one assignment of the constrained cells when unit propagation
+    /// decides the initial formula `f` and fixes every cell it constrains
+    /// to a value of the cell's domain (the other cells left at 0), else
+    /// `None`.
+    fn fixed_by_units(&self, f: &Term, cs: &CellSymbols, constrained: &[Term]) -> Result<Option<Vec<i64>>, Unsupported> {
+        let Some(units) = crate::logic::units::solved_by_units(f) else { return Ok(None) };
+        let mut st = vec![0i64; self.width];
+        for (k, c) in cs.cells.iter().enumerate() {
+            if !constrained.contains(c) {
+                continue;
+            }
+            match units.get(c).and_then(cell_value) {
+                Some(v) if self.domain_of(c, cs)?.contains(&v) => st[k] = v,
+                _ => return Ok(None),
+            }
+        }
+        Ok(Some(st))
     }
 
     /// One symbol per cell of the instance's state.
@@ -687,12 +697,12 @@ impl<'a> Instance<'a> {
         cs
     }
 
-    /// The initial formula (with the axioms) over the cell symbols, each
-    /// constrained cell kept in its domain, and the cells it does not
-    /// mention with their domains: they take every value of it, enumerated
-    /// here rather than by the solver (one model per combination would cost
-    /// a solver call each).
-    fn initial_formula(&self, cs: &CellSymbols) -> Result<(Term, Domains), Unsupported> {
+    /// The initial formula (with the axioms) over the cell symbols, the
+    /// facts keeping each constrained cell in its domain, and the cells it
+    /// does not mention with their domains: they take every value of it,
+    /// enumerated here rather than by the solver (one model per combination
+    /// would cost a solver call each).
+    fn initial_formula(&self, cs: &CellSymbols) -> Result<(Term, Vec<Term>, Domains), Unsupported> {
         let isort = self.sys.index_sort();
         let mut parts = vec![];
         for q in self.sys.initial.iter().chain(&self.sys.axioms) {
@@ -702,6 +712,7 @@ impl<'a> Instance<'a> {
             }
         }
         let constrained = crate::logic::free_vars(&Term::and(parts.clone()));
+        let mut ranges = vec![];
         let mut free: Vec<(usize, Vec<i64>)> = vec![];
         for (k, c) in cs.cells.iter().enumerate() {
             let dom = self.domain_of(c, cs)?;
@@ -709,11 +720,11 @@ impl<'a> Instance<'a> {
                 free.push((k, dom));
             } else if let (Some((lo, hi)), false) = (c.sort().finite_range(), matches!(c.sort(), Sort::Bool | Sort::Index)) {
                 // explicit, so that every cell gets a value in its range
-                parts.push(Term::raw(Op::Le, vec![Term::int(lo), c.clone()], Sort::Bool));
-                parts.push(Term::raw(Op::Le, vec![c.clone(), Term::int(hi)], Sort::Bool));
+                ranges.push(Term::raw(Op::Le, vec![Term::int(lo), c.clone()], Sort::Bool));
+                ranges.push(Term::raw(Op::Le, vec![c.clone(), Term::int(hi)], Sort::Bool));
             } else if *c.sort() != Sort::Bool {
                 let n = |x: i64| if *c.sort() == Sort::Index { Term::raw(Op::Int(x), vec![], isort.clone()) } else { Term::int(x) };
-                parts.push(Term::or(dom.iter().map(|&x| Term::eq(c, &n(x)))));
+                ranges.push(Term::or(dom.iter().map(|&x| Term::eq(c, &n(x)))));
             }
         }
         // integral real literals become integers, like the real cells
@@ -725,7 +736,7 @@ impl<'a> Instance<'a> {
         if !crate::logic::free_vars(&f).iter().all(|v| cs.cells.contains(v)) {
             return Err("initial formula mentions arrays at non-process indices".into());
         }
-        Ok((f, free))
+        Ok((f, ranges, free))
     }
 
     /// The values a cell may take in the instance.
@@ -917,4 +928,32 @@ struct CellSymbols {
     scalars: HashSet<Term>,
     /// State variables and array reads at processes → their cells.
     map: HashMap<Term, Term>,
+}
+
+/// A cell's value in a state: Booleans as 0/1, integers and enumeration
+/// constants as themselves; `None` for other literals.
+fn cell_value(v: &Term) -> Option<i64> {
+    match v.op() {
+        Op::Bool(b) => Some(*b as i64),
+        Op::Int(n) | Op::EnumConst(n) => Some(*n),
+        _ => None,
+    }
+}
+
+/// Pushes `st` with every combination of the free cells' values onto
+/// `out`; `false` once `out` holds `cap` states.
+fn push_combinations(st: &mut [i64], free: &Domains, out: &mut Vec<State>, cap: usize) -> bool {
+    let mut combo = vec![0usize; free.len()];
+    loop {
+        for ((k, dom), &i) in free.iter().zip(&combo) {
+            st[*k] = dom[i];
+        }
+        out.push(st.to_vec().into_boxed_slice());
+        if out.len() >= cap {
+            return false;
+        }
+        if !next_combination(&mut combo, |i| free[i].1.len()) {
+            return true;
+        }
+    }
 }
