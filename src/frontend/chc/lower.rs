@@ -27,9 +27,14 @@
 //!   variables being pairwise distinct), which the engines can instantiate;
 //!   other queries are steps to `error`, and `pc = error` is unsafe.
 //!
+//! Arrays of several indices (nested arrays in the clauses) are `λ`-terms
+//! over as many bound variables.
+//!
 //! Refused (at the clause): an array variable that is neither an argument
 //! of the body's predicate nor defined by an equality (an array chosen
-//! freely in a step), an array equality under a negation or disjunction.
+//! freely in a step), an array equality under a negation or disjunction,
+//! an equality of arrays of several dimensions in a step (a universal
+//! guard has one variable; in the initial formula it is fine).
 
 use crate::frontend::Diagnostic;
 use crate::logic::{conjuncts, free_vars, occurs, substitute, EnumDef, EnumValues, Op, Sort, Term};
