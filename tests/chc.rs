@@ -321,3 +321,17 @@ fn bitwise_operators_are_exported_over_bit_vectors_and_read_back_as_they_were() 
     let z3_names = text.replace("ubv_to_int", "bv2nat").replace("int_to_bv", "int2bv");
     assert_eq!(canonical::print(&parse_str(&z3_names, Format::Chc).unwrap().system), printed);
 }
+
+#[test]
+fn a_row_of_a_nested_array_is_written_back_as_a_read_of_the_outer_array() {
+    let src = "(set-logic HORN)\n(declare-fun q (Int (Array Int (Array Int Int))) Bool)\n\
+               (assert (forall ((i Int) (a (Array Int (Array Int Int)))) (=> (= (select a i) ((as const (Array Int Int)) 1)) (q i a))))\n\
+               (assert (forall ((i Int) (a (Array Int (Array Int Int)))) (=> (and (q i a) (not (= (select (select a i) 3) 1))) false)))";
+    let (parsed, horn) = chc::read(src).unwrap();
+    let text = horn.clauses.smtlib("again");
+    assert!(text.contains("(= (select a i) ((as const (Array Int Int)) 1))") && !text.contains("lambda"), "{text}");
+    let (again, _) = chc::read(&text).unwrap_or_else(|d| panic!("{d}\n{text}"));
+    assert_eq!(canonical::print(&again.system), canonical::print(&parsed.system));
+    let printed = canonical::print(&parsed.system);
+    assert!(printed.contains("(forall ((j! Int)) (= a[i, j!] 1))"), "{printed}");
+}

@@ -143,6 +143,15 @@ fn write_term(out: &mut String, t: &Term) {
             write_term(out, &t.args()[0]);
             out.push_str(&")".repeat(levels.len()));
         }
+        Op::Lambda(vs) if row_of(vs, &t.args()[0]).is_some() => {
+            // a row `λj̄. a[ī, j̄]` of a curried array: `(select a ī)`
+            let (a, idx) = row_of(vs, &t.args()[0]).expect("a row");
+            let mut text = term(a);
+            for i in idx {
+                text = format!("(select {text} {})", term(i));
+            }
+            out.push_str(&text);
+        }
         Op::Lambda(vs) if vs.len() > 1 => {
             // arrays of several indices are curried: one λ per index
             for v in vs.iter() {
@@ -201,6 +210,18 @@ fn write_term(out: &mut String, t: &Term) {
             out.push(')');
         }
     }
+}
+
+/// The array and leading indices of a row `λj̄. a[ī, j̄]` (`ī` not empty,
+/// `j̄` not occurring in `a` or `ī`).
+fn row_of<'t>(vs: &[Term], body: &'t Term) -> Option<(&'t Term, &'t [Term])> {
+    let args = body.args();
+    if !matches!(body.op(), Op::Select) || args.len() < vs.len() + 2 || args[args.len() - vs.len()..] != *vs {
+        return None;
+    }
+    let (a, idx) = (&args[0], &args[1..args.len() - vs.len()]);
+    let free = |t: &Term| !vs.iter().any(|v| crate::logic::occurs(v, t));
+    (free(a) && idx.iter().all(free)).then_some((a, idx))
 }
 
 fn uninterpreted(s: &Sort, out: &mut Vec<String>) {
