@@ -90,6 +90,10 @@ pub struct Env<'a> {
     /// Canonical form: products of non-literals, `div` and `mod` by
     /// non-literals and C's bitwise operators (`band.s32` …) are read.
     nonlinear: bool,
+    /// Horn clauses: nested arrays are arrays of several indices (read
+    /// and written a level at a time), and C's bitwise operators are read
+    /// in their bit-vector form ([`crate::smt::smtlib::term`]).
+    horn: bool,
     /// The process constants `#n` created for integer literals used as indices.
     process_consts: Vec<(i64, Term)>,
     /// Remarks on loose readings.
@@ -115,6 +119,7 @@ impl<'a> Env<'a> {
             index_literals: false,
             loose_applications: false,
             nonlinear: false,
+            horn: false,
             process_consts: vec![],
             warnings: vec![],
             predicates: HashMap::new(),
@@ -166,6 +171,12 @@ impl<'a> Env<'a> {
     /// (the canonical form of lowered C programs).
     pub fn set_nonlinear(&mut self, on: bool) {
         self.nonlinear = on;
+    }
+
+    /// Whether Horn clauses' arrays of arrays and bit-vector forms of C's
+    /// bitwise operators are read (see [`Env`]'s `horn`).
+    pub fn set_horn(&mut self, on: bool) {
+        self.horn = on;
     }
 
     /// The process constants `#n` created so far, ordered by `n`.
@@ -239,7 +250,11 @@ impl<'a> Env<'a> {
             SexpKind::List(items) if items.len() >= 3 && items[0].symbol() == Some("Array") => {
                 let sorts = items[1..].iter().map(|s| self.sort(s)).collect::<Result<Vec<_>, _>>()?;
                 let (elem, index) = sorts.split_last().expect("at least two sorts");
-                Ok(Sort::array(index.to_vec(), elem.clone()))
+                match elem.as_array() {
+                    // an array of arrays: one array of all their indices
+                    Some(inner) if self.horn => Ok(Sort::array([index, &inner.index[..]].concat(), inner.elem.clone())),
+                    _ => Ok(Sort::array(index.to_vec(), elem.clone())),
+                }
             }
             _ => Err(self.error(e, format!("expected a type, found '{}'", excerpt(self.src, e)))),
         }
@@ -443,6 +458,9 @@ impl<'a> Env<'a> {
         if let Some(sorts) = head.symbol().filter(|s| self.lookup(s).is_none()).and_then(|s| self.predicates.get(s)) {
             return self.predicate_application(e, head, sorts.clone(), args);
         }
+        if let Some(to_int) = head.symbol().filter(|s| self.horn && self.lookup(s).is_none() && BV_TO_INT.contains(s)) {
+            return self.bitwise(e, to_int, args);
+        }
         if let (true, Some(b)) = (self.nonlinear, head.symbol().and_then(crate::logic::Bits::parse)) {
             self.arity(e, &b.name(), args, 2, Some(2))?;
             let ts = self.numeric(e, args)?;
@@ -579,17 +597,70 @@ impl<'a> Env<'a> {
             return Err(self.error(&args[0], format!("'{}' is not an array", excerpt(self.src, &args[0]))));
         };
         let nidx = asort.index.len();
-        let want = if op == "select" { nidx + 1 } else { nidx + 2 };
-        if args.len() != want {
+        let given = if op == "select" { args.len() - 1 } else { args.len() - 2 };
+        // an array of several indices is read and written a level at a time in Horn clauses
+        if given != nidx && !(self.horn && (1..nidx).contains(&given)) {
+            let want = if op == "select" { nidx + 1 } else { nidx + 2 };
             return Err(self.error(e, format!("'{op}' on this array expects {want} arguments, found {}", args.len())));
         }
-        let idx = args[1..=nidx].iter().zip(&asort.index).map(|(i, s)| self.term_of_sort(i, s)).collect::<Result<Vec<_>, _>>()?;
-        if op == "select" {
-            Ok(Term::select(&a, &idx))
-        } else {
-            let v = self.term_of_sort(&args[nidx + 1], &asort.elem)?;
-            Ok(Term::store(&a, &idx, &v))
+        let idx = args[1..=given].iter().zip(&asort.index).map(|(i, s)| self.term_of_sort(i, s)).collect::<Result<Vec<_>, _>>()?;
+        let rest = Sort::array(asort.index[given..].to_vec(), asort.elem.clone());
+        match op {
+            "select" if given < nidx => Ok(row(&a, &idx)),
+            "select" => Ok(Term::select(&a, &idx)),
+            _ if given < nidx => {
+                let v = self.term_of_sort(&args[given + 1], &rest)?;
+                Ok(store_row(&a, &idx, &v))
+            }
+            _ => {
+                let v = self.term_of_sort(&args[nidx + 1], &asort.elem)?;
+                Ok(Term::store(&a, &idx, &v))
+            }
         }
+    }
+
+    /// `(ubv_to_int (bvand ((_ int_to_bv w) x) ((_ int_to_bv w) y)))` and
+    /// the like (`sbv_to_int`; `bvor`, `bvxor`; z3's `bv2nat`, `bv2int`,
+    /// `int2bv`): C's bitwise operator on `w`-bit words, the only
+    /// bit-vector terms read.
+    fn bitwise(&mut self, e: &Sexp, to_int: &str, args: &[Sexp]) -> Result<Term, Diagnostic> {
+        let form = "bit-vectors are read only as C's bitwise operators: (ubv_to_int (bvand ((_ int_to_bv w) x) ((_ int_to_bv w) y))), sbv_to_int for a signed result, bvor or bvxor for bvand";
+        let op = match args {
+            [op] => op,
+            _ => return Err(self.error(e, form)),
+        };
+        let kind = match op.head() {
+            Some("bvand") => crate::logic::BitKind::And,
+            Some("bvor") => crate::logic::BitKind::Or,
+            Some("bvxor") => crate::logic::BitKind::Xor,
+            _ => return Err(self.error(op, form)),
+        };
+        let Some([_, x, y]) = op.list() else {
+            return Err(self.error(op, form));
+        };
+        let mut words = vec![];
+        for w in [x, y] {
+            let conversion = match w.list() {
+                Some([f, arg]) => f
+                    .list()
+                    .filter(|f| f.len() == 3 && f[0].symbol() == Some("_") && matches!(f[1].symbol(), Some("int_to_bv" | "int2bv")))
+                    .map(|f| (&f[2], arg)),
+                _ => None,
+            };
+            let Some((width, arg)) = conversion else {
+                return Err(self.error(w, form));
+            };
+            let width = match width.kind {
+                SexpKind::Int(n) if (1..=64).contains(&n) => n as u8,
+                _ => return Err(self.error(width, "a word width from 1 to 64 bits")),
+            };
+            words.push((width, self.term_of_sort(arg, &Sort::Int)?));
+        }
+        if words[0].0 != words[1].0 {
+            return Err(self.error(op, "the two words of a bitwise operator have different widths"));
+        }
+        let b = crate::logic::Bits { kind, width: words[0].0, signed: to_int == "sbv_to_int" };
+        Ok(Term::bits(b, &words[0].1, &words[1].1))
     }
 
     /// `forall`, `exists` or `lambda`: its variables bound in a scope of
@@ -612,6 +683,41 @@ impl<'a> Env<'a> {
     }
 }
 
+/// The conversions from a bit-vector to an integer read (see [`Env::set_horn`]).
+const BV_TO_INT: &[&str] = &["ubv_to_int", "sbv_to_int", "bv2nat", "bv2int"];
+
+/// The bound variables of array terms the elaborator builds (named with
+/// `|`, which no input symbol contains, so no capture): `j|d` for index `d`.
+fn index_vars(sorts: &[Sort], from: usize) -> Vec<Term> {
+    sorts.iter().enumerate().map(|(d, s)| Term::var(&format!("j|{}", from + d), s.clone())).collect()
+}
+
+/// The row `a[ī]` of an array of more indices than `ī`: `λj̄. a[ī, j̄]`.
+fn row(a: &Term, idx: &[Term]) -> Term {
+    let index = &a.sort().as_array().expect("an array").index;
+    let js = index_vars(&index[idx.len()..], idx.len());
+    Term::lambda(&js, &Term::select(a, &[idx, &js[..]].concat()))
+}
+
+/// `a` with its row `a[ī]` replaced by `r`: writes into the row itself
+/// (`(store a i (store (select a i) j v))`) as writes into `a`, else
+/// `λk̄ j̄. ite(k̄ = ī, r[j̄], a[k̄, j̄])`.
+fn store_row(a: &Term, idx: &[Term], r: &Term) -> Term {
+    if *r == row(a, idx) {
+        return a.clone();
+    }
+    if matches!(r.op(), crate::logic::Op::Store) {
+        let args = r.args();
+        let (inner, at, v) = (&args[0], &args[1..args.len() - 1], &args[args.len() - 1]);
+        return Term::store(&store_row(a, idx, inner), &[idx, at].concat(), v);
+    }
+    let index = &a.sort().as_array().expect("an array").index;
+    let ks = index_vars(index, 0);
+    let (outer, inner) = ks.split_at(idx.len());
+    let here = Term::and(outer.iter().zip(idx).map(|(k, i)| Term::eq(k, i)));
+    Term::lambda(&ks, &Term::ite(&here, &Term::select(r, inner), &Term::select(a, &ks)))
+}
+
 impl Env<'_> {
     /// The array sort of a constant-array head `(as const S)`, if `head` is one.
     fn constant_array_sort(&self, head: &Sexp) -> Result<Option<Sort>, Diagnostic> {
@@ -632,10 +738,19 @@ impl Env<'_> {
     fn constant_array(&mut self, e: &Sexp, sort: &Sort, args: &[Sexp]) -> Result<Term, Diagnostic> {
         self.arity(e, "(as const ...)", args, 1, Some(1))?;
         let asort = sort.as_array().expect("an array sort").clone();
-        let v = self.term_of_sort(&args[0], &asort.elem)?;
-        // (bound variables named with `|`, which no input symbol contains, so no capture)
-        let vars: Vec<Term> = asort.index.iter().enumerate().map(|(d, s)| Term::var(&format!("j|{d}"), s.clone())).collect();
-        Ok(Term::lambda(&vars, &v))
+        let vars = index_vars(&asort.index, 0);
+        let v = self.term(&args[0])?;
+        // in Horn clauses, the value of an array of arrays is an array (its first index nested away)
+        match v.sort().as_array() {
+            Some(inner) if self.horn && asort.index.len() == 1 + inner.index.len() => {
+                let v = self.expect(&args[0], v.clone(), &Sort::array(asort.index[1..].to_vec(), asort.elem.clone()), e)?;
+                Ok(Term::lambda(&vars, &Term::select(&v, &vars[1..])))
+            }
+            _ => {
+                let v = self.expect(&args[0], v, &asort.elem, e)?;
+                Ok(Term::lambda(&vars, &v))
+            }
+        }
     }
 
     /// `(p a1 … an)` for a declared predicate `p`: its marker.

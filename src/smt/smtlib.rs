@@ -10,7 +10,7 @@
 
 use super::{enum_terms, guarded_body, range_fact};
 use crate::logic::print::op_name;
-use crate::logic::{Op, Sort, Term};
+use crate::logic::{BitKind, Op, Sort, Term};
 use std::fmt::Write as _;
 
 /// SMT-LIB's reserved words and command names, which a symbol can only be
@@ -116,7 +116,10 @@ fn int(n: i64) -> String {
 
 /// A term in the solvers' encoding (enumeration constants as integers,
 /// index-sorted binders as `Int`, an array `λj̄. v` whose body does not
-/// depend on `j̄` as the constant array `((as const S) v)`).
+/// depend on `j̄` as the constant array `((as const S) v)`, arrays of
+/// several indices curried, C's bitwise operators exactly over
+/// bit-vectors: `band.s32(x, y)` as `(sbv_to_int (bvand ((_ int_to_bv 32)
+/// x) ((_ int_to_bv 32) y)))`, SMT-LIB 2.7's conversions).
 pub fn term(t: &Term) -> String {
     let mut out = String::new();
     write_term(&mut out, t);
@@ -140,6 +143,15 @@ fn write_term(out: &mut String, t: &Term) {
             write_term(out, &t.args()[0]);
             out.push_str(&")".repeat(levels.len()));
         }
+        Op::Lambda(vs) if row_of(vs, &t.args()[0]).is_some() => {
+            // a row `λj̄. a[ī, j̄]` of a curried array: `(select a ī)`
+            let (a, idx) = row_of(vs, &t.args()[0]).expect("a row");
+            let mut text = term(a);
+            for i in idx {
+                text = format!("(select {text} {})", term(i));
+            }
+            out.push_str(&text);
+        }
         Op::Lambda(vs) if vs.len() > 1 => {
             // arrays of several indices are curried: one λ per index
             for v in vs.iter() {
@@ -159,6 +171,21 @@ fn write_term(out: &mut String, t: &Term) {
             let args = t.args();
             let indices: Vec<String> = args[1..args.len() - 1].iter().map(term).collect();
             out.push_str(&curried_store(&term(&args[0]), &indices, &term(&args[args.len() - 1])));
+        }
+        Op::Bits(b) => {
+            // exact: each argument modulo 2^width as a word, the word read back
+            let op = match b.kind {
+                BitKind::And => "bvand",
+                BitKind::Or => "bvor",
+                BitKind::Xor => "bvxor",
+            };
+            let _ = write!(out, "({} ({op}", if b.signed { "sbv_to_int" } else { "ubv_to_int" });
+            for a in t.args() {
+                let _ = write!(out, " ((_ int_to_bv {}) ", b.width);
+                write_term(out, a);
+                out.push(')');
+            }
+            out.push_str("))");
         }
         Op::Forall(vs) | Op::Exists(vs) | Op::Lambda(vs) => {
             let kw = match t.op() {
@@ -183,6 +210,18 @@ fn write_term(out: &mut String, t: &Term) {
             out.push(')');
         }
     }
+}
+
+/// The array and leading indices of a row `λj̄. a[ī, j̄]` (`ī` not empty,
+/// `j̄` not occurring in `a` or `ī`).
+fn row_of<'t>(vs: &[Term], body: &'t Term) -> Option<(&'t Term, &'t [Term])> {
+    let args = body.args();
+    if !matches!(body.op(), Op::Select) || args.len() < vs.len() + 2 || args[args.len() - vs.len()..] != *vs {
+        return None;
+    }
+    let (a, idx) = (&args[0], &args[1..args.len() - vs.len()]);
+    let free = |t: &Term| !vs.iter().any(|v| crate::logic::occurs(v, t));
+    (free(a) && idx.iter().all(free)).then_some((a, idx))
 }
 
 fn uninterpreted(s: &Sort, out: &mut Vec<String>) {

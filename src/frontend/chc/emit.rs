@@ -13,14 +13,19 @@
 //! parameters pairwise distinct), each unsafe cube a query.
 //!
 //! Enumerations are integers with their ranges stated where a value is
-//! chosen (facts, updates, existential values); array updates `λj. …` are
+//! chosen (facts, updates, existential values); array updates `λx̄. …` are
 //! written as `store`s over an array or a constant array; a universally
 //! quantified initial formula is written as constraints on the cells it
 //! names and, for the other cells, an array equation (`a = (store
-//! ((as const (Array Int Int)) 0) 3 (select a 3))`). Outside what Horn
-//! clauses without quantifiers say (universal guards, axioms, ordered or
-//! uninterpreted sorts, reals, arrays of enumerations or of several
-//! dimensions, C's bitwise operators, other initial formulas or array
+//! ((as const (Array Int Int)) 0) 3 (select a 3))`). Arrays of several
+//! dimensions are nested arrays, as SeaHorn writes them: `(Array Int
+//! (Array Int Int))`, `a[i, j]` as `(select (select a i) j)`, a write as
+//! `(store a i (store (select a i) j v))`, constant arrays nested. C's
+//! bitwise operators are exact over bit-vectors of their width (SMT-LIB
+//! 2.7's `int_to_bv`, `ubv_to_int`/`sbv_to_int`, which z3's Spacer reads
+//! in HORN; see [`crate::smt::smtlib`]). Outside what Horn clauses without
+//! quantifiers say (universal guards, axioms, ordered or uninterpreted
+//! sorts, reals, arrays of enumerations, other initial formulas or array
 //! updates), the export fails with the reason.
 
 use crate::logic::{collect, conjuncts, occurs, substitute, EnumValues, Op, Sort, Term};
@@ -52,31 +57,22 @@ fn supported(sys: &System) -> Result<(), String> {
     if let Some(t) = sys.transitions.iter().find(|t| t.uguard.is_some() || t.checks.is_some()) {
         return Err(format!("transition {}: universal guards cannot be written as quantifier-free Horn clauses", t.name));
     }
-    if let Some(b) = system_terms(sys).find_map(|t| collect(&t, &|s: &Term| matches!(s.op(), Op::Bits(_))).into_iter().next()) {
-        return Err(format!("{b}: C's bitwise operators have no form in Horn clauses over linear integer arithmetic"));
-    }
     let symbols = sys.vars.iter().map(|v| &v.term).chain(&sys.consts);
     for s in symbols {
-        let elem = s.sort().as_array().map(|a| (a.index.len(), a.elem.clone()));
+        let elem = s.sort().as_array().map(|a| a.elem.clone());
         let bad = match (&elem, s.sort()) {
-            (Some((dims, _)), _) if *dims != 1 => Some("arrays of several dimensions"),
-            (Some((_, e)), _) if !matches!(e, Sort::Int | Sort::Bool) => Some("arrays of enumerations, reals or uninterpreted values"),
+            (Some(e), _) if !matches!(e, Sort::Int | Sort::Bool) => Some("arrays of enumerations, reals or uninterpreted values"),
             (None, Sort::Real) => Some("reals"),
             (None, Sort::Uninterpreted(_)) => Some("uninterpreted sorts"),
             _ => None,
         };
         if let Some(what) = bad {
-            return Err(format!("{s}: {what} are outside the Horn clauses arrax writes (Int, Bool, enumerations, arrays from Int to Int or Bool)"));
+            return Err(format!(
+                "{s}: {what} are outside the Horn clauses arrax writes (Int, Bool, enumerations, arrays of one or more Int dimensions to Int or Bool)"
+            ));
         }
     }
     Ok(())
-}
-
-/// Every formula and term of the system: initial and unsafe literals, guards and updated values.
-fn system_terms(sys: &System) -> impl Iterator<Item = Term> + '_ {
-    let cubes = sys.initial.iter().chain(&sys.unsafe_).flat_map(|q| q.lits.iter().cloned());
-    let steps = sys.transitions.iter().flat_map(|t| std::iter::once(t.guard.clone()).chain(t.updates.iter().map(|u| u.value.clone())));
-    cubes.chain(steps)
 }
 
 /// The literal `v = c` among conjuncts, if any.
@@ -373,27 +369,24 @@ impl<'s> Emitter<'s> {
     }
 
     /// A universally quantified initial formula as quantifier-free
-    /// constraints: at each literal its variable is compared with, and
+    /// constraints: at each point its variables are compared with, and
     /// for the other cells, an array equation.
     fn quantifier_free(&self, q: &Quantified) -> Result<Vec<Term>, String> {
         let body = q.body();
-        let used: Vec<&Term> = q.vars.iter().filter(|v| occurs(v, &body)).collect();
-        let x = match used[..] {
-            [] => return Ok(q.lits.clone()),
-            [x] if self.sys.index_kind() == IndexKind::Int => x,
-            _ => return Err(format!("the initial formula {} cannot be written without quantifiers", crate::report::pretty(&body))),
-        };
-        let fail = || format!("the initial formula ∀{x}. {} cannot be written without quantifiers", crate::report::pretty(&body));
-        let points: Vec<Term> = collect(&body, &|t: &Term| matches!(t.op(), Op::Eq) && t.args().contains(x))
-            .iter()
-            .map(|e| if e.args()[0] == *x { e.args()[1].clone() } else { e.args()[0].clone() })
-            .collect();
-        if points.iter().any(|p| !p.is_value()) {
+        let used: Vec<Term> = q.vars.iter().filter(|v| occurs(v, &body)).cloned().collect();
+        if used.is_empty() {
+            return Ok(q.lits.clone());
+        }
+        let bound: Vec<String> = used.iter().map(|v| v.to_string()).collect();
+        let fail = || format!("the initial formula ∀{}. {} cannot be written without quantifiers", bound.join(" "), crate::report::pretty(&body));
+        if self.sys.index_kind() != IndexKind::Int {
             return Err(fail());
         }
-        let mut out: Vec<Term> = points.iter().map(|p| substitute(&body, &HashMap::from([(x.clone(), p.clone())]))).collect();
+        let points = points(&body, &used).filter(|ps| ps.iter().all(|(_, at)| at.iter().all(Term::is_value))).ok_or_else(fail)?;
+        let at = |p: &[Term]| substitute(&body, &used.iter().cloned().zip(p.iter().cloned()).collect());
+        let mut out: Vec<Term> = points.iter().map(|(_, p)| at(p)).collect();
         // the other cells
-        let elsewhere: HashMap<Term, Term> = points.iter().map(|p| (Term::eq(x, p), Term::ff())).collect();
+        let elsewhere: HashMap<Term, Term> = points.iter().map(|(c, _)| (c.clone(), Term::ff())).collect();
         let rest = substitute(&body, &elsewhere);
         for lit in conjuncts(&rest) {
             let (cell, value) = match lit.op() {
@@ -402,15 +395,20 @@ impl<'s> Emitter<'s> {
                 Op::Not if matches!(lit.args()[0].op(), Op::Select) => (lit.args()[0].clone(), Term::ff()),
                 _ => return Err(fail()),
             };
-            let (cell, value) = if occurs(x, &value) { (value, cell) } else { (cell, value) };
-            let is_read = matches!(cell.op(), Op::Select) && cell.args()[1] == *x && cell.args()[0].is_var();
-            if !is_read || occurs(x, &value) || !value.is_value() {
+            let (cell, value) = if used.iter().any(|x| occurs(x, &value)) { (value, cell) } else { (cell, value) };
+            let idx = match cell.op() {
+                Op::Select if cell.args()[0].is_var() => &cell.args()[1..],
+                _ => return Err(fail()),
+            };
+            let distinct_vars = idx.iter().enumerate().all(|(k, i)| used.contains(i) && !idx[..k].contains(i));
+            let at_points = points.is_empty() || idx == used.as_slice();
+            if !distinct_vars || !at_points || used.iter().any(|x| occurs(x, &value)) || !value.is_value() {
                 return Err(fail());
             }
             let a = cell.args()[0].clone();
-            let mut array = Term::lambda(std::slice::from_ref(x), &value);
-            for p in &points {
-                array = Term::store(&array, std::slice::from_ref(p), &Term::select(&a, std::slice::from_ref(p)));
+            let mut array = Term::lambda(idx, &value);
+            for (_, p) in &points {
+                array = Term::store(&array, p, &Term::select(&a, p));
             }
             out.push(Term::eq(&a, &array));
         }
@@ -418,42 +416,80 @@ impl<'s> Emitter<'s> {
     }
 }
 
-/// An array value `λj. body` as a term of stores over an array, a constant
-/// array or an `ite` of such: the value at each point `e` of an equality
-/// `j = e` in the body is the body at `e`, elsewhere the body with those
-/// equalities false.
+/// The points where `body` tests its variables `xs` all at once, each as
+/// the condition and the values of `xs` there: for one variable each
+/// equality `x = e`, for several each conjunction of one equality per
+/// variable. `None` when an equality on a variable is part of no such
+/// point or its value depends on the variables.
+fn points(body: &Term, xs: &[Term]) -> Option<Vec<(Term, Vec<Term>)>> {
+    let on_var = |e: &Term| -> Option<(usize, Term)> {
+        if !matches!(e.op(), Op::Eq) {
+            return None;
+        }
+        let (l, r) = (&e.args()[0], &e.args()[1]);
+        xs.iter().position(|x| x == l).map(|k| (k, r.clone())).or_else(|| xs.iter().position(|x| x == r).map(|k| (k, l.clone())))
+    };
+    let point = |c: &Term| -> Option<Vec<Term>> {
+        let eqs: Vec<Term> = if xs.len() == 1 {
+            vec![c.clone()]
+        } else if matches!(c.op(), Op::And) {
+            c.args().to_vec()
+        } else {
+            return None;
+        };
+        let mut at: Vec<Option<Term>> = vec![None; xs.len()];
+        for e in &eqs {
+            let (k, v) = on_var(e)?;
+            if at[k].replace(v).is_some() {
+                return None;
+            }
+        }
+        at.into_iter().collect()
+    };
+    let conds = collect(body, &|t: &Term| point(t).is_some());
+    let mut out = vec![];
+    for c in conds {
+        let at = point(&c)?;
+        if at.iter().any(|v| xs.iter().any(|x| occurs(x, v))) {
+            return None;
+        }
+        out.push((c, at));
+    }
+    let elsewhere: HashMap<Term, Term> = out.iter().map(|(c, _)| (c.clone(), Term::ff())).collect();
+    let stray = collect(&substitute(body, &elsewhere), &|t: &Term| on_var(t).is_some());
+    stray.is_empty().then_some(out)
+}
+
+/// An array value `λx̄. body` as a term of stores over an array, a
+/// constant array or an `ite` of such: the value at each point `x̄ = ē`
+/// the body tests is the body at `ē`, elsewhere the body with those
+/// tests false.
 fn array_term(v: &Term) -> Option<Term> {
-    let (j, body) = match v.op() {
-        Op::Lambda(vs) if vs.len() == 1 => (vs[0].clone(), v.args()[0].clone()),
-        Op::Lambda(_) => return None,
+    let (xs, body) = match v.op() {
+        Op::Lambda(vs) => (vs.to_vec(), v.args()[0].clone()),
         _ => return Some(v.clone()),
     };
-    let points: Vec<Term> = collect(&body, &|t: &Term| matches!(t.op(), Op::Eq) && t.args().contains(&j))
-        .iter()
-        .map(|e| if e.args()[0] == j { e.args()[1].clone() } else { e.args()[0].clone() })
-        .collect();
-    if points.iter().any(|p| occurs(&j, p)) {
-        return None;
-    }
-    let elsewhere: HashMap<Term, Term> = points.iter().map(|p| (Term::eq(&j, p), Term::ff())).collect();
-    let mut array = base(&substitute(&body, &elsewhere), &j)?;
-    for p in &points {
-        let at = substitute(&body, &HashMap::from([(j.clone(), p.clone())]));
-        array = Term::store(&array, std::slice::from_ref(p), &at);
+    let points = points(&body, &xs)?;
+    let elsewhere: HashMap<Term, Term> = points.iter().map(|(c, _)| (c.clone(), Term::ff())).collect();
+    let mut array = base(&substitute(&body, &elsewhere), &xs)?;
+    for (_, p) in &points {
+        let at = substitute(&body, &xs.iter().cloned().zip(p.iter().cloned()).collect());
+        array = Term::store(&array, p, &at);
     }
     Some(array)
 }
 
-/// The array `λj. body` for a body without equalities on `j`: a read
-/// `a[j]`, a value not depending on `j`, or an `ite` of those.
-fn base(body: &Term, j: &Term) -> Option<Term> {
-    if !occurs(j, body) {
-        return Some(Term::lambda(std::slice::from_ref(j), body));
+/// The array `λx̄. body` for a body without tests of `x̄`: a read `a[x̄]`,
+/// a value not depending on `x̄`, or an `ite` of those.
+fn base(body: &Term, xs: &[Term]) -> Option<Term> {
+    let free = |t: &Term| !xs.iter().any(|x| occurs(x, t));
+    if free(body) {
+        return Some(Term::lambda(xs, body));
     }
     match body.op() {
-        Op::Select if body.args().len() == 2 && body.args()[1] == *j && !occurs(j, &body.args()[0]) => Some(body.args()[0].clone()),
-        Op::Ite if !occurs(j, &body.args()[0]) => {
-            let (t, e) = (base(&body.args()[1], j)?, base(&body.args()[2], j)?);
+        Op::Select if body.args()[1..] == *xs && free(&body.args()[0]) => Some(body.args()[0].clone()),
+        Op::Ite if free(&body.args()[0]) => {
+            let (t, e) = (base(&body.args()[1], xs)?, base(&body.args()[2], xs)?);
             Some(Term::ite(&body.args()[0], &t, &e))
         }
         _ => None,

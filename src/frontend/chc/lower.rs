@@ -27,9 +27,14 @@
 //!   variables being pairwise distinct), which the engines can instantiate;
 //!   other queries are steps to `error`, and `pc = error` is unsafe.
 //!
+//! Arrays of several indices (nested arrays in the clauses) are `λ`-terms
+//! over as many bound variables.
+//!
 //! Refused (at the clause): an array variable that is neither an argument
 //! of the body's predicate nor defined by an equality (an array chosen
-//! freely in a step), an array equality under a negation or disjunction.
+//! freely in a step), an array equality under a negation or disjunction,
+//! an equality of arrays of several dimensions in a step (a universal
+//! guard has one variable; in the initial formula it is fine).
 
 use crate::frontend::Diagnostic;
 use crate::logic::{conjuncts, free_vars, occurs, substitute, EnumDef, EnumValues, Op, Sort, Term};
@@ -44,8 +49,9 @@ struct Layout {
     slots: Vec<Term>,
     /// For each predicate, the slot of each argument.
     uses: Vec<Vec<usize>>,
-    /// The bound variable of array terms and universal guards.
-    j: Term,
+    /// The bound variables of array terms (as many as an array has
+    /// indices at most) and of universal guards (the first).
+    js: Vec<Term>,
 }
 
 impl Layout {
@@ -66,8 +72,13 @@ impl Layout {
             }
             uses.push(mine);
         }
-        let j = Term::var(&fresh("j!", |n| slots.iter().any(|s| s.var_name() == Some(n))), Sort::Int);
-        Layout { slots, uses, j }
+        let dims = slots.iter().map(|s| s.sort().as_array().map_or(1, |a| a.index.len())).max().unwrap_or(1);
+        let mut js: Vec<Term> = vec![];
+        for _ in 0..dims {
+            let name = fresh("j!", |n| slots.iter().chain(&js).any(|s| s.var_name() == Some(n)));
+            js.push(Term::var(&name, Sort::Int));
+        }
+        Layout { slots, uses, js }
     }
 
     fn slot(&self, pred: usize, arg: usize) -> &Term {
@@ -86,11 +97,16 @@ fn fresh(base: &str, taken: impl Fn(&str) -> bool) -> String {
     name
 }
 
+/// The first of the bound variables `js`, one per index of an array of sort `s`.
+fn indices<'j>(js: &'j [Term], s: &Sort) -> &'j [Term] {
+    &js[..s.as_array().map_or(0, |a| a.index.len())]
+}
+
 /// The value a slot holds where its predicate does not use it.
-fn default(s: &Term, j: &Term) -> Term {
+fn default(s: &Term, js: &[Term]) -> Term {
     match s.sort().as_array() {
-        Some(a) if a.elem == Sort::Bool => Term::lambda(std::slice::from_ref(j), &Term::ff()),
-        Some(_) => Term::lambda(std::slice::from_ref(j), &Term::int(0)),
+        Some(a) if a.elem == Sort::Bool => Term::lambda(indices(js, s.sort()), &Term::ff()),
+        Some(_) => Term::lambda(indices(js, s.sort()), &Term::int(0)),
         None if *s.sort() == Sort::Bool => Term::ff(),
         None => Term::int(0),
     }
@@ -129,20 +145,23 @@ fn definition(conj: &[Term]) -> Option<(usize, Term, Term)> {
     })
 }
 
-/// Array terms as `λ`-terms over `j` (stores, constant arrays, `ite` of
+/// Array terms as `λ`-terms over `js` (stores, constant arrays, `ite` of
 /// arrays), so that reads through them reduce.
-fn lambdas(t: &Term, j: &Term) -> Term {
+fn lambdas(t: &Term, js: &[Term]) -> Term {
     if t.args().is_empty() {
         return t.clone();
     }
-    let args: Vec<Term> = t.args().iter().map(|a| lambdas(a, j)).collect();
-    let js = std::slice::from_ref(j);
+    let args: Vec<Term> = t.args().iter().map(|a| lambdas(a, js)).collect();
+    let js = indices(js, t.sort());
     match t.op() {
         Op::Lambda(vs) => {
-            let m: HashMap<Term, Term> = vs.iter().cloned().zip([j.clone()]).collect();
+            let m: HashMap<Term, Term> = vs.iter().cloned().zip(js.iter().cloned()).collect();
             Term::lambda(js, &substitute(&args[0], &m))
         }
-        Op::Store => Term::lambda(js, &Term::ite(&Term::eq(j, &args[1]), &args[2], &Term::select(&args[0], js))),
+        Op::Store => {
+            let at = Term::and(js.iter().zip(&args[1..=js.len()]).map(|(j, i)| Term::eq(j, i)));
+            Term::lambda(js, &Term::ite(&at, &args[js.len() + 1], &Term::select(&args[0], js)))
+        }
         Op::Ite if t.sort().as_array().is_some() => Term::lambda(js, &Term::ite(&args[0], &Term::select(&args[1], js), &Term::select(&args[2], js))),
         _ => t.rebuild(args),
     }
@@ -207,35 +226,42 @@ fn lower_clause(src: &str, at: usize, c: &Clause, lay: &Layout, from_entry: bool
             );
             return Err(err(msg));
         }
-        let taken = |n: &str| n == lay.j.var_name().unwrap_or("") || lay.slots.iter().chain(&values).any(|s: &Term| s.var_name() == Some(n));
+        let taken = |n: &str| lay.js.iter().any(|j| j.var_name() == Some(n)) || lay.slots.iter().chain(&values).any(|s: &Term| s.var_name() == Some(n));
         let w = Term::var(&fresh(&base, taken), v.sort().clone());
         values.push(w.clone());
         renaming.insert(v, w);
     }
     apply(&renaming, &mut conj, &mut head);
     let (mut guard, mut arrays) = (vec![], vec![]);
-    for t in conj.iter().map(|t| lambdas(t, &lay.j)) {
+    for t in conj.iter().map(|t| lambdas(t, &lay.js)) {
         match t.op() {
             Op::Eq if t.args()[0].sort().as_array().is_some() => arrays.push((t.args()[0].clone(), t.args()[1].clone())),
             _ if has_array_eq(&t) => return Err(err("an array equality under a negation or disjunction is outside the fragment".into())),
             _ => guard.push(t),
         }
     }
-    let head = head.iter().map(|h| lambdas(h, &lay.j)).collect();
+    let head = head.iter().map(|h| lambdas(h, &lay.js)).collect();
     Ok(Lowered { guard, arrays, values, head })
 }
 
-/// `∀j. a[j] = b[j]` for each array equality, as one formula over `j`.
-fn array_body(arrays: &[(Term, Term)], j: &Term) -> Term {
-    let js = std::slice::from_ref(j);
-    Term::and(arrays.iter().map(|(a, b)| Term::eq(&Term::select(a, js), &Term::select(b, js))))
+/// `∀j̄. a[j̄] = b[j̄]` for each array equality, as one formula over `js`.
+fn array_body(arrays: &[(Term, Term)], js: &[Term]) -> Term {
+    Term::and(arrays.iter().map(|(a, b)| {
+        let js = indices(js, a.sort());
+        Term::eq(&Term::select(a, js), &Term::select(b, js))
+    }))
+}
+
+/// The bound variables the array equalities need.
+fn array_vars(arrays: &[(Term, Term)], js: &[Term]) -> Vec<Term> {
+    arrays.iter().map(|(a, _)| indices(js, a.sort())).max_by_key(|v| v.len()).unwrap_or_default().to_vec()
 }
 
 /// An array-valued update as a `λ`-term.
-fn as_lambda(v: &Term, j: &Term) -> Term {
+fn as_lambda(v: &Term, js: &[Term]) -> Term {
     match v.op() {
         Op::Lambda(_) => v.clone(),
-        _ if v.sort().as_array().is_some() => Term::lambda(std::slice::from_ref(j), &Term::select(v, std::slice::from_ref(j))),
+        _ if v.sort().as_array().is_some() => Term::lambda(indices(js, v.sort()), &Term::select(v, indices(js, v.sort()))),
         _ => v.clone(),
     }
 }
@@ -337,7 +363,7 @@ impl Builder<'_> {
         lits.extend(l.guard.iter().cloned());
         let mut arrays = l.arrays.clone();
         let slots_and_values = (0..l.head.len()).map(|i| (self.lay.slot(q, i).clone(), l.head[i].clone()));
-        let resets = self.unused(q).map(|s| (s.clone(), default(s, &self.lay.j)));
+        let resets = self.unused(q).map(|s| (s.clone(), default(s, &self.lay.js)));
         for (s, v) in slots_and_values.chain(resets).filter(|(s, v)| s != v) {
             if s.sort().as_array().is_some() {
                 arrays.push((s, v));
@@ -347,7 +373,7 @@ impl Builder<'_> {
         }
         let mut out = vec![Quantified { vars: vec![], lits }];
         if !arrays.is_empty() {
-            out.push(Quantified { vars: vec![self.lay.j.clone()], lits: conjuncts(&array_body(&arrays, &self.lay.j)) });
+            out.push(Quantified { vars: array_vars(&arrays, &self.lay.js), lits: conjuncts(&array_body(&arrays, &self.lay.js)) });
         }
         out
     }
@@ -365,11 +391,11 @@ impl Builder<'_> {
                 for (i, v) in l.head.iter().enumerate() {
                     let s = self.lay.slot(h.pred, i);
                     if v != s {
-                        updates.push(Update { var: self.state_index(s), value: as_lambda(v, &self.lay.j) });
+                        updates.push(Update { var: self.state_index(s), value: as_lambda(v, &self.lay.js) });
                     }
                 }
                 for s in self.unused(h.pred).filter(|s| src_slots.contains(&(self.state_index(s) - 1))) {
-                    updates.push(Update { var: self.state_index(s), value: default(s, &self.lay.j) });
+                    updates.push(Update { var: self.state_index(s), value: default(s, &self.lay.js) });
                 }
                 self.place(h.pred)
             }
@@ -383,7 +409,7 @@ impl Builder<'_> {
             _ => unreachable!("a location"),
         };
         let guard = Term::and(std::iter::once(Term::eq(&self.pc, &src_at)).chain(l.guard));
-        let uguard = (!l.arrays.is_empty()).then(|| (self.lay.j.clone(), array_body(&l.arrays, &self.lay.j)));
+        let uguard = (!l.arrays.is_empty()).then(|| (self.lay.js[0].clone(), array_body(&l.arrays, &self.lay.js)));
         let name = format!("{}-{}", name_of(&src_at), name_of(&dst_at));
         Transition { name, params: vec![], values: l.values, guard, uguard, updates, checks: None }
     }
@@ -536,6 +562,10 @@ pub(super) fn lower(src: &str, original: &Clauses, positions: &[usize]) -> Resul
                 continue;
             }
         }
+        if l.arrays.iter().any(|(a, _)| indices(&b.lay.js, a.sort()).len() > 1) {
+            let msg = "an equality of arrays of several dimensions in a step is outside the fragment (a step's universal guard has one variable)";
+            return Err(Diagnostic::at(b.src, b.positions[k], msg));
+        }
         let mut t = b.transition(k, l);
         t.name = fresh(&t.name, |n| used_names.iter().any(|m| m == n));
         used_names.push(t.name.clone());
@@ -551,7 +581,7 @@ pub(super) fn lower(src: &str, original: &Clauses, positions: &[usize]) -> Resul
         .map(|p| Place {
             location: Some(b.place(p)),
             args: b.lay.uses[p].iter().map(|k| b.lay.slots[*k].clone()).collect(),
-            fixed: b.unused(p).map(|s| (s.clone(), default(s, &b.lay.j))).collect(),
+            fixed: b.unused(p).map(|s| (s.clone(), default(s, &b.lay.js))).collect(),
             definition: r.definitions[p].clone(),
         })
         .collect();

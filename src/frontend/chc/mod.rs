@@ -13,8 +13,14 @@
 //! The dialect is told by the commands (a file may not mix `assert` with
 //! `rule`/`query`). Terms: `let`, `ite`, `and`/`or`/`not`/`=>`, `=`,
 //! `distinct`, linear integer arithmetic (`*` by literals, `div`/`mod` by
-//! non-zero literals), `Bool`, `Int`, `(Array Int Int)`, `(Array Int Bool)`,
-//! `select`, `store`, constant arrays `((as const (Array Int Int)) 0)`.
+//! non-zero literals), `Bool`, `Int`, `(Array Int Int)`, `(Array Int Bool)`
+//! and arrays of those (`(Array Int (Array Int Int))`, read as arrays of
+//! several indices: `(select (select a i) j)` is `a[i, j]`, `(store a i
+//! (store (select a i) j v))` the write `a[i, j] := v`), `select`,
+//! `store`, constant arrays `((as const (Array Int Int)) 0)`, and C's
+//! bitwise operators as the export writes them, `(sbv_to_int (bvand ((_
+//! int_to_bv 32) x) ((_ int_to_bv 32) y)))` (`ubv_to_int`, `bvor`,
+//! `bvxor`; z3's `bv2nat`, `int2bv`); other bit-vector terms are refused.
 //!
 //! A formula is elaborated with predicate applications as opaque atoms
 //! (markers, see [`elab::Application`]) and then read as clauses: a
@@ -54,6 +60,7 @@ pub fn read(src: &str) -> Result<(Parsed, Horn), Diagnostic> {
         Reader { env: Env::new(src, Sort::Int), clauses: Clauses::default(), positions: vec![], dialect: None, declared: vec![], names: HashMap::new() };
     r.env.define_sort("Int", Sort::Int);
     r.env.define_sort("Bool", Sort::Bool);
+    r.env.set_horn(true);
     for n in &nodes {
         if n.head() == Some("exit") {
             break;
@@ -82,6 +89,7 @@ pub fn read_model(text: &str, clauses: &Clauses) -> Result<Vec<Term>, Diagnostic
     let mut env = Env::new(text, Sort::Int);
     env.define_sort("Int", Sort::Int);
     env.define_sort("Bool", Sort::Bool);
+    env.set_horn(true);
     let mut out: Vec<Option<Term>> = vec![None; clauses.predicates.len()];
     let avoid = clauses.names();
     for d in defs {
@@ -191,13 +199,15 @@ impl<'a> Reader<'a> {
     }
 
     fn sort(&self, e: &Sexp) -> Result<Sort, Diagnostic> {
-        let outside = |what: &str| self.err(e, format!("sort {what} is outside the fragment (Int, Bool, (Array Int Int), (Array Int Bool))"));
+        let outside = |what: &str| {
+            self.err(e, format!("sort {what} is outside the fragment (Int, Bool, arrays from Int to them or to such arrays: (Array Int (Array Int Int)))"))
+        };
         if let Some(name) = e.symbol().filter(|n| self.env.lookup_sort(n).is_none()) {
             return Err(outside(name));
         }
         let s = self.env.sort(e)?;
         let ok = match s.as_array() {
-            Some(a) => a.index == [Sort::Int] && matches!(a.elem, Sort::Int | Sort::Bool),
+            Some(a) => a.index.iter().all(|i| *i == Sort::Int) && matches!(a.elem, Sort::Int | Sort::Bool),
             None => matches!(s, Sort::Int | Sort::Bool),
         };
         if !ok {
