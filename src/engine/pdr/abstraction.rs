@@ -37,11 +37,6 @@ impl Abstraction {
         Abstraction { hidden }
     }
 
-    /// The number of hidden conjuncts.
-    pub fn hidden(&self) -> usize {
-        self.hidden.iter().map(Vec::len).sum()
-    }
-
     /// The abstract system: `sys` with the hidden conjuncts left out of
     /// the guards.
     pub fn system(&self, sys: &System) -> System {
@@ -56,11 +51,11 @@ impl Abstraction {
     /// the hidden conjuncts that the program's path through the trace's
     /// transitions needs to be infeasible become visible. The number of
     /// conjuncts made visible (0: the path is feasible as far as the
-    /// solver tells, or infeasible without any hidden conjunct).
-    pub fn refine(&mut self, sys: &System, trace: &AbstractTrace, backend: Backend, deadline: Option<Instant>) -> Result<usize, String> {
+    /// solver tells, or infeasible without any hidden conjunct). `abs` is
+    /// the abstract system ([`Abstraction::system`]).
+    pub fn refine(&mut self, sys: &System, abs: &System, trace: &AbstractTrace, backend: Backend, deadline: Option<Instant>) -> Result<usize, String> {
         let ts: Vec<usize> = trace.edges.iter().rev().map(|e| e.transition).collect();
         let Some(last) = trace.cubes.last() else { return Ok(0) };
-        let abs = self.system(sys);
         let sk: Vec<Term> = (0..last.vars.len()).map(|i| Term::var(&format!("u!{i}"), last.vars[i].sort().clone())).collect();
         let map: HashMap<Term, Term> = last.vars.iter().cloned().zip(sk.iter().cloned()).collect();
         let mut target: Vec<Term> = last.lits.iter().map(|l| substitute(l, &map)).collect();
@@ -68,7 +63,7 @@ impl Abstraction {
         target.extend(index_bounds(sys, &sk));
         let assumptions: Vec<(usize, usize, Term)> = self.instances(sys, &ts);
         let extra = Term::and(target.iter().cloned().chain(assumptions.iter().map(|(_, _, a)| a.clone())));
-        let path = prefix(&abs, &ts, 0).instantiate(&abs, &extra);
+        let path = prefix(abs, &ts, 0).instantiate(abs, &extra);
         let mut solver = smt::solver(backend);
         smt::limit_to(solver.as_mut(), deadline.map(|d| d.saturating_duration_since(Instant::now())));
         solver.assert(&Term::and([path].into_iter().chain(target)));

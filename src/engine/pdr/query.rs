@@ -141,8 +141,8 @@ impl<'a> Queries<'a> {
     /// ([`Abstraction::refine`]); how many conjuncts became visible (0
     /// without an abstraction).
     pub fn refine(&mut self, trace: &AbstractTrace) -> Result<usize, String> {
-        let Some((mut a, _)) = self.abstraction.take() else { return Ok(0) };
-        let shown = a.refine(self.sys, trace, self.solver.backend(), self.deadline);
+        let Some((mut a, model)) = self.abstraction.take() else { return Ok(0) };
+        let shown = a.refine(self.sys, &model, trace, self.solver.backend(), self.deadline);
         self.take_in(a);
         shown
     }
