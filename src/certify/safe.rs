@@ -138,9 +138,10 @@ struct SafeChecker<'a> {
 }
 
 impl<'a> SafeChecker<'a> {
-    /// The index terms that are state scalars or constants of index sort.
+    /// The index scalars that are processes, at which quantifiers are
+    /// instantiated ([`System::process_scalars`]).
     fn index_scalars(&self) -> Vec<Term> {
-        self.sys.index_scalars()
+        self.sys.process_scalars()
     }
 
     /// The instance `distinct(images) ⇒ ¬φ(images)` of an invariant

@@ -1,6 +1,7 @@
 //! Replay of backward search's traces on a concrete instance: every
 //! process the trace names plus spare ones, universal guards evaluated over
-//! all of them; the solver proposes values and the trace is accepted only
+//! all of them (with order-only indices, index-valued state may also name
+//! identifiers that are no process: see [`outside_ids`]); the solver proposes values and the trace is accepted only
 //! when evaluating every step on them gives `true`; steps of accelerated
 //! loops expanded into their iterations.
 
@@ -47,9 +48,37 @@ fn named_proc(i: usize, isort: &Sort) -> Term {
 /// The steps of a trace: transition and the processes of its parameters.
 type Steps = Vec<(usize, Vec<usize>)>;
 
+/// How many identifiers beyond the processes an instance with `procs`
+/// processes has: with order-only indices, an index-valued variable or cell
+/// may name no process of the state (Cubicle's `Home <> p` for every `p`),
+/// so every index-valued scalar and cell, and a step's chosen value, may
+/// hold an identifier of its own; with integer indices none.
+fn outside_ids(sys: &System, procs: usize) -> usize {
+    if sys.index_kind() != crate::system::IndexKind::Order {
+        return 0;
+    }
+    let isort = sys.index_sort();
+    let cells: usize = sys
+        .vars
+        .iter()
+        .filter(|v| v.value_sort() == isort)
+        .map(|v| if v.is_array { procs.pow(v.term.sort().as_array().map_or(1, |a| a.index.len()) as u32) } else { 1 })
+        .sum();
+    let chosen = sys.transitions.iter().any(|t| t.values.iter().any(|v| *v.sort() == isort));
+    cells + chosen as usize
+}
+
+/// The identifiers of an instance: its processes `0..procs`, then the
+/// [`outside_ids`].
+fn identifiers(sys: &System, procs: usize) -> Vec<Term> {
+    let isort = sys.index_sort();
+    (0..procs + outside_ids(sys, procs)).map(|p| proc_lit(p, &isort)).collect()
+}
+
 fn unroll(sys: &System, trace: &AbstractTrace, procs: usize) -> Option<(Unrolling, Steps)> {
     let isort = sys.index_sort();
-    let ps: Vec<Term> = (0..procs).map(|p| proc_lit(p, &isort)).collect();
+    let ids = identifiers(sys, procs);
+    let ps: Vec<Term> = ids[..procs].to_vec();
     let n0 = trace.cubes[0].arity();
     let named: Vec<Term> = (0..n0).map(|i| named_proc(i, &isort)).collect();
     let k = trace.edges.len();
@@ -72,13 +101,13 @@ fn unroll(sys: &System, trace: &AbstractTrace, procs: usize) -> Option<(Unrollin
                 cs.push(substitute(&substitute(&q.body(), &m), st));
             }
         }
-        // index-valued state must name an existing process
+        // index-valued state names an identifier of the instance
         for v in &sys.vars {
             if v.value_sort() == isort {
-                for cell in cells(sys, v.is_array, &v.term, &ps) {
+                for cell in cells(sys, v.is_array, &v.term, &ids) {
                     let c = substitute(&cell, st);
-                    cs.push(Term::le(&ps[0], &c));
-                    cs.push(Term::lt(&c, &proc_lit(procs, &isort)));
+                    cs.push(Term::le(&ids[0], &c));
+                    cs.push(Term::lt(&c, &proc_lit(ids.len(), &isort)));
                 }
             }
         }
@@ -124,7 +153,7 @@ fn unroll(sys: &System, trace: &AbstractTrace, procs: usize) -> Option<(Unrollin
         for (vi, v) in sys.vars.iter().enumerate() {
             let val = substitute(&substitute(&sys.next_value(t, vi), &pm), st);
             if v.is_array {
-                for cell in cells(sys, true, &v.term, &ps) {
+                for cell in cells(sys, true, &v.term, &ids) {
                     let idx = &cell.args()[1..];
                     cs.push(Term::eq(&substitute(&cell, nx), &Term::select(&val, idx)));
                 }
@@ -185,7 +214,7 @@ pub fn replay(sys: &System, trace: &AbstractTrace, backend: Backend, timeout_ms:
             SatResult::Unknown(why) => return Err(format!("replay undecided: {why}")),
             SatResult::Sat => {}
         }
-        let ps: Vec<Term> = (0..procs).map(|p| proc_lit(p, &isort)).collect();
+        let ids = identifiers(sys, procs);
         // read the concrete states off the model
         let mut vals: HashMap<Term, Term> = HashMap::new();
         let mut numbers = vec![];
@@ -202,7 +231,7 @@ pub fn replay(sys: &System, trace: &AbstractTrace, backend: Backend, timeout_ms:
                 let copy = &st[&v.term];
                 if v.is_array {
                     let mut cellsv = vec![];
-                    for cell in cells(sys, true, copy, &ps) {
+                    for cell in cells(sys, true, copy, &ids) {
                         let val = solver.value(&cell).ok_or("no model value")?;
                         let val = as_sort(&val, cell.sort());
                         vals.insert(cell.clone(), val.clone());
@@ -215,7 +244,10 @@ pub fn replay(sys: &System, trace: &AbstractTrace, backend: Backend, timeout_ms:
                                 }) as usize
                             })
                             .collect();
-                        cellsv.push((idx, val));
+                        // the state shows the processes' cells
+                        if idx.iter().all(|&i| i < procs) {
+                            cellsv.push((idx, val));
+                        }
                     }
                     row.push(Value::Array(cellsv));
                 } else {

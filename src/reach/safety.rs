@@ -24,8 +24,9 @@ pub fn instantiate_all(sys: &System, qs: &[Quantified], terms: &[Term]) -> Vec<T
 }
 
 /// The formula whose satisfiability means that `cube` meets the initial states.
-/// A cube's conditions on other processes need only hold of the processes
-/// index-valued scalars point to (an instance may have no other process).
+/// A cube's conditions on other processes need only hold of the index
+/// constants (an instance may have no other process, and index-valued
+/// variables may name no process).
 /// The initial formula is instantiated on the cube's variables and on the
 /// index constants it names (`S[#1]`).
 pub fn initial_query(sys: &System, cube: &Cube) -> Term {
@@ -49,9 +50,9 @@ pub fn index_bounds(sys: &System, vars: &[Term]) -> Vec<Term> {
     }
 }
 
-/// The cube's conditions on other processes at each index-valued scalar
-/// that is none of the cube's processes.
+/// The cube's conditions on other processes at each index scalar that is
+/// a process ([`System::process_scalars`]) and none of the cube's.
 pub fn others_on_scalars(sys: &System, cube: &Cube) -> Vec<Term> {
     let Some((o, body)) = cube.outside_condition() else { return vec![] };
-    sys.index_scalars().into_iter().map(|s| crate::logic::substitute(&body, &[(o.clone(), s)].into_iter().collect())).collect()
+    sys.process_scalars().into_iter().map(|s| crate::logic::substitute(&body, &[(o.clone(), s)].into_iter().collect())).collect()
 }

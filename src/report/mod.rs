@@ -102,6 +102,9 @@ pub fn clause(c: &Cube) -> String {
 pub fn trace(sys: &System, t: &ConcreteTrace) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "Counterexample with {} process(es):", t.procs);
+    if names_outside(t) {
+        let _ = writeln!(out, "  (identifiers from #{} on name no process of the instance)", t.procs + 1);
+    }
     let state = |out: &mut String, s: &[Value]| {
         for (v, val) in sys.vars.iter().zip(s) {
             match val {
@@ -130,6 +133,16 @@ pub fn trace(sys: &System, t: &ConcreteTrace) -> String {
     }
     let _ = writeln!(out, "  reaches an unsafe state");
     out
+}
+
+/// Whether a state of the trace holds an index value that is no process
+/// of its instance (see the system's processes and identifiers).
+fn names_outside(t: &ConcreteTrace) -> bool {
+    let outside = |x: &Term| *x.sort() == Sort::Index && x.as_int().is_some_and(|n| n >= t.procs as i64);
+    t.states.iter().flatten().any(|v| match v {
+        Value::Scalar(x) => outside(x),
+        Value::Array(cells) => cells.iter().any(|(_, x)| outside(x)),
+    })
 }
 
 /// An integer-coded value of a sort, readable (Booleans, enumeration

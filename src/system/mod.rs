@@ -4,6 +4,17 @@
 //! State: arrays indexed by processes (`local`s) and scalars (`global`s).
 //! Initial states `∀x̄. I`, unsafe states `⋁ ∃z̄. U` (cubes), transitions
 //! `∃x̄. guard ∧ ∀j. uguard(j) ∧ a' = λj. … ∧ g' = …`.
+//!
+//! Processes and identifiers: with order-only indices a state has a
+//! finite set of processes, over which the quantifiers of the initial
+//! formula, the axioms, universal guards, unsafe cubes and invariants
+//! range and from which transitions take their parameters; an
+//! index-valued scalar or cell holds an identifier, which need not be one
+//! of the state's processes (Cubicle's semantics: `init (p) { Home <> p }`
+//! makes `Home` a node outside the processes' arrays; a cube meets the
+//! initial states when the initial formula holds at its own processes).
+//! Rigid index constants (`#1`) are processes. With integer indices every
+//! integer is an index.
 
 pub mod cube;
 pub mod horn;
@@ -175,12 +186,24 @@ impl System {
         t.updates.iter().find(|u| u.var == i).map(|u| u.value.clone()).unwrap_or_else(|| self.vars[i].term.clone())
     }
     /// The index terms that are state scalars or rigid constants of the
-    /// index sort (processes the state points to).
+    /// index sort (identifiers the state points to).
     pub fn index_scalars(&self) -> Vec<Term> {
         let isort = self.index_sort();
         let mut out: Vec<Term> = self.vars.iter().filter(|v| !v.is_array && v.value_sort() == isort).map(|v| v.term.clone()).collect();
         out.extend(self.consts.iter().filter(|c| *c.sort() == isort).cloned());
         out
+    }
+    /// The index scalars that denote a process of every state, so that
+    /// quantifiers over processes are instantiated at them: with
+    /// order-only indices the rigid constants (`#1`) only, since an
+    /// index-valued state variable may name no process of the state (see
+    /// the module documentation); with integer indices every index scalar
+    /// (every integer is an index).
+    pub fn process_scalars(&self) -> Vec<Term> {
+        match self.index_kind() {
+            IndexKind::Order => self.consts.iter().filter(|c| *c.sort() == Sort::Index).cloned().collect(),
+            IndexKind::Int | IndexKind::Nat => self.index_scalars(),
+        }
     }
     /// Whether `t` is a state-variable symbol.
     pub fn is_state_var(&self, t: &Term) -> bool {
