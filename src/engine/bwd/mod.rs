@@ -22,6 +22,10 @@ use std::time::Instant;
 /// States of a finite instance explored at most for the oracle.
 const ORACLE_CAP: usize = 100_000;
 
+/// How many times the first exploration's time the next larger instance
+/// is explored for a bug before the search starts.
+const BIGGER_GLANCE: f64 = 4.0;
+
 /// Refuted approximations after which the instance grows by a process.
 const GROW_AFTER: usize = 8;
 
@@ -123,8 +127,9 @@ enum Explored<'a> {
 /// Explores the `procs`-process instance for the oracle. Its path to an
 /// unsafe state, if it has one, is a candidate trace (the instance is never
 /// trusted); when the instance is small, the next larger one is looked at
-/// too, bounded in size, as a bug may need one process more. Exploring
-/// ends at `deadline` (the instance then cut short).
+/// too, bounded in size and for a few times the first exploration's time
+/// (at least 10 ms), as a bug may need one process more. Exploring ends at
+/// `deadline` (the instance then cut short).
 fn explore<'a>(sys: &'a System, procs: usize, deadline: Option<Instant>, check: &mut TraceCheck, notes: &mut Vec<String>) -> Explored<'a> {
     let t0 = Instant::now();
     let mut oracle = match Oracle::exploring(sys, procs, ORACLE_CAP, true, deadline) {
@@ -156,7 +161,11 @@ fn explore<'a>(sys: &'a System, procs: usize, deadline: Option<Instant>, check: 
     }
     if oracle.complete && oracle.states() <= 2000 {
         let procs = oracle.procs() + 1;
-        if let Ok(mut bigger) = Oracle::exploring(sys, procs, 20 * oracle.states().max(100), true, deadline) {
+        // a glance: a few times the first exploration's time, so that a
+        // small protocol's proof does not wait for it
+        let glance = t0.elapsed().mul_f64(BIGGER_GLANCE).max(std::time::Duration::from_millis(10));
+        let until = deadline.map_or(Instant::now() + glance, |d| d.min(Instant::now() + glance));
+        if let Ok(mut bigger) = Oracle::exploring(sys, procs, 20 * oracle.states().max(100), true, Some(until)) {
             if let Some(t) = bigger.unsafe_trace.take() {
                 if let Ok(Some(ct)) = check.replayer().replay_trace(&t) {
                     notes.push(format!("the {procs}-process instance reaches an unsafe state in {} steps; its path replayed", t.edges.len()));
