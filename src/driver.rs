@@ -5,7 +5,7 @@
 pub use crate::answer::{Certification, CheckResult, Verdict};
 use crate::certify::service::Checking;
 use crate::engine::{Choice, Settings, Task};
-use crate::portfolio::{self, Limits};
+use crate::portfolio::{self, Lane, Limits};
 use crate::system::System;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -27,6 +27,8 @@ pub struct CheckOptions {
     pub obligations_dir: Option<PathBuf>,
     /// What the engines read.
     pub settings: Settings,
+    /// Which lane of a parallel portfolio this run is.
+    pub lane: Lane,
 }
 
 impl Default for CheckOptions {
@@ -39,6 +41,7 @@ impl Default for CheckOptions {
             invariant_out: None,
             obligations_dir: None,
             settings: Settings::default(),
+            lane: Lane::ALONE,
         }
     }
 }
@@ -76,7 +79,7 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
     // the search runs on the cone of influence; answers are checked on the full system
     let (sliced, dropped) = crate::transform::slice::cone_of_influence(full);
     let task = Task::new(full, &sliced);
-    let plan = portfolio::plan(opts.engine, &task);
+    let plan = portfolio::plan(opts.engine, &task, opts.lane);
     let checking = Checking { certify: opts.certify, invariant_out: opts.invariant_out.clone(), obligations_dir: opts.obligations_dir.clone() };
     let limits = Limits { timeout: opts.timeout, max_nodes: opts.max_nodes, checking };
     let mut r = portfolio::solve(&task, &plan, &opts.settings, &limits);
@@ -85,6 +88,9 @@ pub fn check(full: &System, opts: &CheckOptions) -> CheckResult {
     }
     if opts.engine == Choice::Auto && !task.program {
         r.notes.insert(0, "engine: backward reachability (a protocol: transitions with process parameters)".into());
+    }
+    if opts.lane.of > 1 {
+        r.notes.insert(0, format!("parallel portfolio: lane {} of {} answered", opts.lane.index + 1, opts.lane.of));
     }
     r.time = start.elapsed();
     r

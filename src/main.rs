@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
+mod lanes;
+
 #[derive(Parser)]
 #[command(name = "arrax", version, about = "Model checker for array-based systems: parameterised protocols and array programs")]
 struct Cli {
@@ -119,6 +121,19 @@ struct CheckArgs {
     /// Write the proof obligations (SAFE) as SMT-LIB files into this folder.
     #[arg(long)]
     obligations: Option<PathBuf>,
+    /// Lanes of the parallel portfolio (with `--engine auto`): 0 for one
+    /// per core (at most 2), 1 to run the portfolio's phases one after the
+    /// other. Lanes run as processes at once and the first checked answer
+    /// is printed (a protocol: backward reachability breadth-first and
+    /// depth-first; a program: proofs, and execution with IC3/PDR). A run
+    /// that writes files (--invariant, --obligations, --witness, --dot)
+    /// runs one lane.
+    #[arg(long, default_value_t = 0)]
+    lanes: usize,
+    /// The lane of a parallel portfolio this process runs (set by the
+    /// process that starts the lanes).
+    #[arg(long, hide = true)]
+    lane: Option<usize>,
     /// Approximate visited cubes with candidate invariants checked on the
     /// reachable states of an instance with this many processes (Cubicle's
     /// BRAB); 0 for plain backward search.
@@ -442,8 +457,26 @@ fn check(args: CheckArgs) -> ExitCode {
     // what reading the model left of the time limit
     opts.timeout = deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()).max(Duration::from_millis(1)));
     on_interrupt(style, args.file.display().to_string());
-    watch_memory(args.memory.unwrap_or_else(default_memory_mb));
+    let writes_files = args.invariant.is_some() || args.obligations.is_some() || args.witness.is_some() || args.dot.is_some();
+    let of = args.lane.map_or_else(|| lanes::count(args.lanes, args.engine == Choice::Auto, writes_files), |_| args.lanes.max(2));
+    opts.lane = arrax::portfolio::Lane { index: args.lane.unwrap_or(0), of };
+    watch_memory(args.memory.unwrap_or_else(default_memory_mb) / of as u64);
+    let started = if args.lane.is_none() && of > 1 { lanes::start(of) } else { None };
+    if args.lane.is_none() && of > 1 && started.is_none() {
+        opts.lane = arrax::portfolio::Lane::ALONE;
+    }
     let r = driver::check(sys, &opts);
+    if let Some(started) = &started {
+        if matches!(r.verdict, Verdict::Unknown(_)) {
+            started.wait_undecided();
+        }
+        if !lanes::claim() {
+            // another lane is printing its answer and ends the run
+            loop {
+                std::thread::park();
+            }
+        }
+    }
     if let Some(h) = &horn {
         let (text, code) = report::chc::answer(sys, h, &r);
         print!("{text}");
@@ -572,6 +605,7 @@ fn options(args: &CheckArgs) -> CheckOptions {
         invariant_out: args.invariant.clone(),
         obligations_dir: args.obligations.clone(),
         settings,
+        lane: arrax::portfolio::Lane::ALONE,
     }
 }
 

@@ -31,6 +31,25 @@ pub enum Tweak {
     Cases,
     /// Forward execution's seed moved by this much (other runs).
     Reseed(u64),
+    /// Backward reachability in the other order (depth-first instead of
+    /// breadth-first, or back).
+    Flip,
+}
+
+/// Which part of a parallel portfolio a run is: lane `index` of `of`
+/// (`of` is 1 for the sequential portfolio). Lanes run at once, each in
+/// a process of its own; the first checked answer ends them all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lane {
+    /// This lane, from 0.
+    pub index: usize,
+    /// The number of lanes (1 or 2).
+    pub of: usize,
+}
+
+impl Lane {
+    /// The sequential portfolio: one lane.
+    pub const ALONE: Lane = Lane { index: 0, of: 1 };
 }
 
 /// A phase's share of the time.
@@ -94,15 +113,20 @@ pub enum When {
     GaveUp(usize),
 }
 
-/// The plan for a choice of engine on a task: the program portfolio for
-/// `auto` on a program, else the one engine (backward reachability for
-/// `auto` on a protocol) with all the time.
-pub fn plan(choice: Choice, task: &Task) -> Vec<Phase> {
-    let one = |engine| vec![Phase { engine, tweak: Tweak::None, share: Share::Rest, when: When::Always }];
+/// The plan for a choice of engine on a task, in a lane: the program
+/// portfolio for `auto` on a program (split between two lanes: proofs by
+/// lazy abstraction and candidate invariants in the first, forward
+/// execution and IC3/PDR in the second), else the one engine (backward
+/// reachability for `auto` on a protocol, breadth-first in the first
+/// lane and depth-first in the second) with all the time.
+pub fn plan(choice: Choice, task: &Task, lane: Lane) -> Vec<Phase> {
+    let one = |engine, tweak| vec![Phase { engine, tweak, share: Share::Rest, when: When::Always }];
+    let part = (lane.of > 1).then_some(lane.index);
     match choice {
-        Choice::Auto if task.program => programs(),
-        Choice::Auto => one(Choice::Bwd),
-        c => one(c),
+        Choice::Auto if task.program => programs(part),
+        Choice::Auto if part == Some(1) => one(Choice::Bwd, Tweak::Flip),
+        Choice::Auto => one(Choice::Bwd, Tweak::None),
+        c => one(c, Tweak::None),
     }
 }
 
@@ -116,11 +140,21 @@ pub fn plan(choice: Choice, task: &Task) -> Vec<Phase> {
 /// that no template states, a few seconds where it proves them); lazy abstraction with half the time left; execution again.
 /// Backward reachability takes over what is left of a lazy abstraction
 /// phase that gave up for a reason other than a limit.
-pub fn programs() -> Vec<Phase> {
+///
+/// With `part`, one of two lanes run at once: lane 0 the proofs (lazy
+/// abstraction, candidate invariants; the last lazy abstraction with all
+/// the time left), lane 1 the rest (forward execution, a longer IC3/PDR,
+/// forward execution with all the time left).
+pub fn programs(part: Option<usize>) -> Vec<Phase> {
     let ms = Duration::from_millis;
     let secs = Duration::from_secs;
+    let alone = part.is_none();
     let mut plan = vec![];
-    let mut add = |engine, tweak, share, when| {
+    // a phase of lane `lane` (its index in the plan; none outside the lane)
+    let mut add = |lane: usize, engine, tweak, share, when| {
+        if part.is_some_and(|p| p != lane) {
+            return usize::MAX;
+        }
         plan.push(Phase { engine, tweak, share, when });
         if engine == Choice::Lazy {
             let k = plan.len() - 1;
@@ -128,17 +162,24 @@ pub fn programs() -> Vec<Phase> {
         }
         plan.len() - 1
     };
-    let first = add(Choice::Lazy, Tweak::None, Share::Part { of: 40, cap: ms(250) }, When::Always);
-    add(Choice::Lazy, Tweak::Cases, Share::Part { of: 40, cap: ms(250) }, When::Splittable(first - 1));
-    let guess = add(Choice::Houdini, Tweak::None, Share::Part { of: 4, cap: secs(8) }, When::Always);
-    add(Choice::Run, Tweak::None, Share::Part { of: 20, cap: ms(500) }, When::Always);
-    let quick = add(Choice::Lazy, Tweak::None, Share::Part { of: 4, cap: secs(2) }, When::Always);
-    add(Choice::Lazy, Tweak::Cases, Share::Part { of: 4, cap: secs(2) }, When::Splittable(quick - 1));
-    add(Choice::Run, Tweak::None, Share::AtLeast { of: 10, floor: secs(3) }, When::Always);
-    add(Choice::Houdini, Tweak::None, Share::HalfLeft { otherwise: Some(secs(30)) }, When::TimedOut(guess));
-    add(Choice::Pdr, Tweak::None, Share::Part { of: 6, cap: secs(5) }, When::Always);
-    add(Choice::Lazy, Tweak::None, Share::HalfLeft { otherwise: None }, When::Always);
-    add(Choice::Run, Tweak::Reseed(1_000_003), Share::Rest, When::TimeLeft(ms(500)));
+    let first = add(0, Choice::Lazy, Tweak::None, Share::Part { of: 40, cap: ms(250) }, When::Always);
+    add(0, Choice::Lazy, Tweak::Cases, Share::Part { of: 40, cap: ms(250) }, When::Splittable(first.wrapping_sub(1)));
+    let guess = add(0, Choice::Houdini, Tweak::None, Share::Part { of: 4, cap: secs(8) }, When::Always);
+    add(1, Choice::Run, Tweak::None, Share::Part { of: 20, cap: ms(500) }, When::Always);
+    if !alone {
+        add(1, Choice::Pdr, Tweak::None, Share::Part { of: 3, cap: secs(20) }, When::Always);
+    }
+    let quick = add(0, Choice::Lazy, Tweak::None, Share::Part { of: 4, cap: secs(2) }, When::Always);
+    add(0, Choice::Lazy, Tweak::Cases, Share::Part { of: 4, cap: secs(2) }, When::Splittable(quick.wrapping_sub(1)));
+    add(1, Choice::Run, Tweak::None, Share::AtLeast { of: 10, floor: secs(3) }, When::Always);
+    add(0, Choice::Houdini, Tweak::None, Share::HalfLeft { otherwise: Some(secs(30)) }, When::TimedOut(guess));
+    if alone {
+        add(1, Choice::Pdr, Tweak::None, Share::Part { of: 6, cap: secs(5) }, When::Always);
+        add(0, Choice::Lazy, Tweak::None, Share::HalfLeft { otherwise: None }, When::Always);
+    } else {
+        add(0, Choice::Lazy, Tweak::None, Share::Rest, When::Always);
+    }
+    add(1, Choice::Run, Tweak::Reseed(1_000_003), Share::Rest, When::TimeLeft(ms(500)));
     plan
 }
 
@@ -253,6 +294,12 @@ fn tweaked(settings: &Settings, tweak: Tweak) -> Settings {
         Tweak::None => {}
         Tweak::Cases => s.interpolation = Some(Method::Cases),
         Tweak::Reseed(d) => s.seed = s.seed.wrapping_add(d),
+        Tweak::Flip => {
+            s.order = match s.order {
+                crate::engine::bwd::Order::Bfs => crate::engine::bwd::Order::Dfs,
+                crate::engine::bwd::Order::Dfs => crate::engine::bwd::Order::Bfs,
+            }
+        }
     }
     s
 }
@@ -284,6 +331,7 @@ fn label(p: &Phase) -> String {
     };
     match (p.tweak, p.when) {
         (Tweak::Cases, _) => format!("{e} with interpolants split into cases"),
+        (Tweak::Flip, _) => format!("{e} in the other order"),
         (_, When::GaveUp(_)) => format!("{e} (after lazy abstraction gave up)"),
         _ => e.to_string(),
     }
