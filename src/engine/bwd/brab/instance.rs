@@ -346,6 +346,10 @@ impl<'a> Instance<'a> {
             vars.insert(v.term.clone(), i);
             width += procs.pow(dims as u32);
         }
+        let index_constants = sys.consts.iter().filter(|c| *c.sort() == Sort::Index).count();
+        if index_constants > procs {
+            return Err(format!("{index_constants} index constants need as many processes"));
+        }
         let mut consts = IdMap::default();
         for c in &sys.consts {
             domain(c.sort(), procs, &ints)?;
@@ -658,7 +662,15 @@ impl<'a> Instance<'a> {
     fn cell_symbols(&self) -> CellSymbols {
         let isort = self.sys.index_sort();
         let procs: Vec<Term> = (0..self.procs).map(|p| Term::raw(Op::Int(p as i64), vec![], isort.clone())).collect();
-        let mut cs = CellSymbols { procs, cells: vec![Term::ff(); self.width], data: HashSet::new(), scalars: HashSet::new(), map: HashMap::new() };
+        let mut cs = CellSymbols {
+            procs,
+            cells: vec![Term::ff(); self.width],
+            data: HashSet::new(),
+            scalars: HashSet::new(),
+            map: HashMap::new(),
+            named: HashMap::new(),
+            fixed: HashMap::new(),
+        };
         for (i, v) in self.sys.vars.iter().enumerate() {
             let (base, dims) = self.slots[i];
             let uninterpreted = matches!(v.value_sort(), Sort::Uninterpreted(_));
@@ -691,10 +703,29 @@ impl<'a> Instance<'a> {
             if matches!(c.sort(), Sort::Uninterpreted(_)) {
                 cs.data.insert(s.clone());
             }
-            cs.map.insert(c.clone(), s.clone());
+            match self.process_constant(c) {
+                // an index constant is a process: its reads are cells
+                Some(k) => {
+                    cs.named.insert(c.clone(), cs.procs[k as usize].clone());
+                    cs.fixed.insert(s.clone(), k);
+                }
+                None => {
+                    cs.map.insert(c.clone(), s.clone());
+                }
+            }
             cs.cells[slot] = s;
         }
         cs
+    }
+
+    /// The process an index constant (`#1`) stands for in the instance:
+    /// the k-th declared index constant is process k (the instance needs as
+    /// many processes); `None` for other constants.
+    fn process_constant(&self, c: &Term) -> Option<i64> {
+        if *c.sort() != Sort::Index {
+            return None;
+        }
+        self.sys.consts.iter().filter(|d| *d.sort() == Sort::Index).position(|d| d == c).map(|k| k as i64)
     }
 
     /// The initial formula (with the axioms) over the cell symbols, the
@@ -707,7 +738,7 @@ impl<'a> Instance<'a> {
         let mut parts = vec![];
         for q in self.sys.initial.iter().chain(&self.sys.axioms) {
             for m in all_maps(&q.vars, &cs.procs) {
-                let f = crate::logic::substitute(&q.body(), &m);
+                let f = crate::logic::substitute(&crate::logic::substitute(&q.body(), &m), &cs.named);
                 parts.push(crate::logic::substitute(&f, &cs.map));
             }
         }
@@ -741,7 +772,9 @@ impl<'a> Instance<'a> {
 
     /// The values a cell may take in the instance.
     fn domain_of(&self, c: &Term, cs: &CellSymbols) -> Result<Vec<i64>, Unsupported> {
-        Ok(if *c.sort() == Sort::Index {
+        Ok(if let Some(&k) = cs.fixed.get(c) {
+            vec![k]
+        } else if *c.sort() == Sort::Index {
             // a process-valued scalar may also name a process outside the
             // instance (Cubicle's `Home <> p` for every p)
             (0..self.procs as i64 + cs.scalars.contains(c) as i64).collect()
@@ -928,6 +961,10 @@ struct CellSymbols {
     scalars: HashSet<Term>,
     /// State variables and array reads at processes → their cells.
     map: HashMap<Term, Term>,
+    /// Index constants → the processes they stand for (substituted first).
+    named: HashMap<Term, Term>,
+    /// The cells of index constants → their one value.
+    fixed: HashMap<Term, i64>,
 }
 
 /// A cell's value in a state: Booleans as 0/1, integers and enumeration
