@@ -1,6 +1,7 @@
 //! The parallel portfolio's lanes as processes: the first process runs
-//! lane 1 itself and starts one more process per further lane (the same
-//! command line with `--lane k`); the first lane to reach a checked answer
+//! lane 1 itself and, unless it answered within half a second, starts one
+//! more process per further lane (the same command line with `--lane k`,
+//! ending when the first process's time limit ends); the first lane to reach a checked answer
 //! (SAFE or UNSAFE, exit code 0 or 1) prints it and ends the others. When
 //! every lane ends undecided, the first process prints its own answer.
 //!
@@ -11,8 +12,9 @@ use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{channel, Receiver};
+use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Mutex;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Whether a lane has claimed the answer (it prints, the others stay silent).
 static CLAIMED: AtomicBool = AtomicBool::new(false);
@@ -20,44 +22,62 @@ static CLAIMED: AtomicBool = AtomicBool::new(false);
 /// The process ids of the lanes started, to end them.
 static STARTED: Mutex<Vec<u32>> = Mutex::new(vec![]);
 
-/// The lanes started by this process.
+/// The lanes this process starts.
 pub struct Lanes {
-    /// One message per started lane that ended undecided.
+    /// Tells the starter to start the lanes now.
+    go: Sender<()>,
+    /// One message once every started lane ended undecided.
     undecided: Receiver<()>,
-    /// How many were started.
-    count: usize,
 }
 
-/// Starts lanes `1..of` as processes running this command line with
-/// `--lane k`; each is watched by a thread that prints its output and ends
-/// the run when it answers first. `None` if none could be started.
-pub fn start(of: usize) -> Option<Lanes> {
-    let exe = std::env::current_exe().ok()?;
-    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
-    let (tx, undecided) = channel();
-    let mut count = 0;
-    for k in 1..of {
-        let mut cmd = Command::new(&exe);
-        cmd.args(&args).arg("--lane").arg(k.to_string()).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null());
-        // SAFETY: between fork and exec the closure makes one system call.
-        unsafe {
-            cmd.pre_exec(|| {
-                // a lane ends with the process that started it
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                Ok(())
-            });
+/// How many milliseconds the first lane runs alone by default
+/// (`--lanes-after`): most small models are decided within it, and then
+/// no other process is started.
+pub const ALONE_FOR_MS: u64 = 500;
+
+/// Starts lanes `1..of`, after `alone` (or at once when asked), as
+/// processes running this command line with `--lane k` and, with a time
+/// limit, `--lane-until` (its end, in milliseconds since the Unix epoch);
+/// each is watched by a thread that prints its output and ends the run
+/// when it answers first.
+pub fn start(of: usize, until: Option<SystemTime>, alone: Duration) -> Lanes {
+    let (go, wait) = channel::<()>();
+    let (done, undecided) = channel();
+    std::thread::spawn(move || {
+        let _ = wait.recv_timeout(alone);
+        let watchers: Vec<_> = (1..of).filter_map(|k| spawn(k, until)).collect();
+        for w in watchers {
+            let _ = w.join();
         }
-        let child = cmd.spawn();
-        let Ok(child) = child else { continue };
-        STARTED.lock().unwrap_or_else(|e| e.into_inner()).push(child.id());
-        let tx = tx.clone();
-        std::thread::spawn(move || {
-            watch(child);
-            let _ = tx.send(());
-        });
-        count += 1;
+        let _ = done.send(());
+    });
+    Lanes { go, undecided }
+}
+
+/// Starts lane `k` unless an answer was claimed; the thread watching it.
+fn spawn(k: usize, until: Option<SystemTime>) -> Option<std::thread::JoinHandle<()>> {
+    let exe = std::env::current_exe().ok()?;
+    let mut cmd = Command::new(&exe);
+    cmd.args(std::env::args_os().skip(1)).arg("--lane").arg(k.to_string());
+    if let Some(ms) = until.and_then(|u| u.duration_since(UNIX_EPOCH).ok()) {
+        cmd.arg("--lane-until").arg(ms.as_millis().to_string());
     }
-    (count > 0).then_some(Lanes { undecided, count })
+    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null());
+    // SAFETY: between fork and exec the closure makes one system call.
+    unsafe {
+        cmd.pre_exec(|| {
+            // a lane ends with the process that started it
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
+    let mut started = STARTED.lock().unwrap_or_else(|e| e.into_inner());
+    if CLAIMED.load(Ordering::SeqCst) {
+        return None;
+    }
+    let child = cmd.spawn().ok()?;
+    started.push(child.id());
+    Some(std::thread::spawn(move || watch(child)))
 }
 
 /// Waits for a started lane; if it answers (exit code 0 or 1) and no lane
@@ -78,10 +98,12 @@ fn watch(child: Child) {
 /// Claims the answer for the calling lane: `true` for the first caller,
 /// which then prints; the lanes started are ended.
 pub fn claim() -> bool {
+    // (under the lock, so that no lane starts after the claim)
+    let started = STARTED.lock().unwrap_or_else(|e| e.into_inner());
     if CLAIMED.swap(true, Ordering::SeqCst) {
         return false;
     }
-    for pid in STARTED.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+    for pid in started.iter() {
         // SAFETY: sending a signal to a process we started.
         unsafe { libc::kill(*pid as libc::pid_t, libc::SIGKILL) };
     }
@@ -89,14 +111,12 @@ pub fn claim() -> bool {
 }
 
 impl Lanes {
-    /// Waits until every started lane has ended undecided; if one answers
-    /// meanwhile, its watcher ends the run and this never returns.
+    /// Starts the other lanes now if they wait, and waits until every one
+    /// ended undecided; if one answers meanwhile, its watcher ends the run
+    /// and this never returns.
     pub fn wait_undecided(&self) {
-        for _ in 0..self.count {
-            if self.undecided.recv().is_err() {
-                break;
-            }
-        }
+        let _ = self.go.send(());
+        let _ = self.undecided.recv();
     }
 }
 

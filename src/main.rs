@@ -134,6 +134,13 @@ struct CheckArgs {
     /// process that starts the lanes).
     #[arg(long, hide = true)]
     lane: Option<usize>,
+    /// When a lane started by another process must end (milliseconds
+    /// since the Unix epoch): the first process's time limit.
+    #[arg(long, hide = true)]
+    lane_until: Option<u64>,
+    /// Milliseconds the first lane runs alone before the others start.
+    #[arg(long, hide = true, default_value_t = lanes::ALONE_FOR_MS)]
+    lanes_after: u64,
     /// Approximate visited cubes with candidate invariants checked on the
     /// reachable states of an instance with this many processes (Cubicle's
     /// BRAB); 0 for plain backward search.
@@ -423,7 +430,13 @@ fn check(args: CheckArgs) -> ExitCode {
     }
     let style = Style::of(&args);
     // the time limit covers reading the model too
-    let deadline = args.timeout.map(|t| std::time::Instant::now() + Duration::from_secs_f64(t));
+    let mut deadline = args.timeout.map(|t| std::time::Instant::now() + Duration::from_secs_f64(t));
+    if let Some(ms) = args.lane_until {
+        // a lane ends with the time limit of the process that started it
+        let left = (std::time::UNIX_EPOCH + Duration::from_millis(ms)).duration_since(std::time::SystemTime::now()).unwrap_or_default();
+        let until = std::time::Instant::now() + left;
+        deadline = Some(deadline.map_or(until, |d| d.min(until)));
+    }
     if let Some(t) = args.timeout {
         hard_deadline(Duration::from_secs_f64(t), style, args.file.display().to_string());
     }
@@ -461,10 +474,8 @@ fn check(args: CheckArgs) -> ExitCode {
     let of = args.lane.map_or_else(|| lanes::count(args.lanes, args.engine == Choice::Auto, writes_files), |_| args.lanes.max(2));
     opts.lane = arrax::portfolio::Lane { index: args.lane.unwrap_or(0), of };
     watch_memory(args.memory.unwrap_or_else(default_memory_mb) / of as u64);
-    let started = if args.lane.is_none() && of > 1 { lanes::start(of) } else { None };
-    if args.lane.is_none() && of > 1 && started.is_none() {
-        opts.lane = arrax::portfolio::Lane::ALONE;
-    }
+    let until = deadline.map(|d| std::time::SystemTime::now() + d.saturating_duration_since(std::time::Instant::now()));
+    let started = (args.lane.is_none() && of > 1).then(|| lanes::start(of, until, Duration::from_millis(args.lanes_after)));
     let r = driver::check(sys, &opts);
     if let Some(started) = &started {
         if matches!(r.verdict, Verdict::Unknown(_)) {

@@ -152,7 +152,8 @@ fn parallel_lanes_answer_with_a_checked_answer() {
         ("models/mark_zeros.c", 0, "SAFE"),
         ("models/find_buggy.c", 1, "UNSAFE"),
     ] {
-        let (c, out, err) = arrax(&["check", model, "--lanes", "2"]);
+        // the second lane starts at once (by default after half a second)
+        let (c, out, err) = arrax(&["check", model, "--lanes", "2", "--lanes-after", "0"]);
         assert_eq!(c, code, "{model}: {out}{err}");
         assert!(out.lines().last().is_some_and(|l| l.starts_with(word)), "{model}: {out}");
         assert!(out.contains("parallel portfolio: lane"), "{model}: {out}");
@@ -161,6 +162,12 @@ fn parallel_lanes_answer_with_a_checked_answer() {
         assert_eq!(c, code, "{model}");
         assert!(!out.contains("parallel portfolio"), "{model}: {out}");
     }
+    // both lanes undecided: UNKNOWN at the time limit, no lane left behind
+    let t0 = std::time::Instant::now();
+    let (c, out, _) = arrax(&["check", "tests/data/diverging.cub", "--lanes", "2", "--lanes-after", "0", "--timeout", "2"]);
+    assert_eq!(c, 3, "{out}");
+    assert!(out.contains("UNKNOWN"), "{out}");
+    assert!(t0.elapsed() < std::time::Duration::from_secs(10), "{:?}", t0.elapsed());
     let tmp = tempfile::Builder::new().prefix("arrax-cli-lanes-").tempdir().unwrap();
     let inv = tmp.path().join("inv.smt2");
     let (c, out, _) = arrax(&["check", "models/home_directory.cub", "--lanes", "2", "--invariant", inv.to_str().unwrap()]);
