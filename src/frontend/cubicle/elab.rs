@@ -9,6 +9,10 @@ use crate::system::{IndexKind, Quantified, StateVar, System, Transition, Update}
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 
+/// The most process variables the axiom of `number_procs` may quantify
+/// (each query instantiates it over every tuple of its processes).
+pub(super) const MAX_BOUND_VARS: usize = 4;
+
 /// What a global name stands for.
 #[derive(Clone)]
 pub(super) enum Sym {
@@ -40,7 +44,8 @@ pub(super) struct Elab<'a> {
     /// The parameters of the transition being read.
     pub(super) params: Option<Vec<Term>>,
     pub(super) procs: BTreeMap<i64, Term>,
-    pub(super) number_procs: Option<i64>,
+    /// `number_procs N` and where it is written.
+    pub(super) number_procs: Option<(i64, usize)>,
     pub(super) warnings: Vec<Diagnostic>,
 }
 
@@ -80,10 +85,7 @@ impl<'a> Elab<'a> {
                     if self.number_procs.is_some() {
                         return Err(self.err(*at, "number_procs is given twice"));
                     }
-                    if *n < 1 {
-                        return Err(self.err(*at, "number_procs must be at least 1"));
-                    }
-                    self.number_procs = Some(*n);
+                    self.number_procs = Some((*n, *at));
                     self.sys.options.push(("number_procs".to_string(), n.to_string()));
                 }
                 _ => {}
@@ -141,9 +143,40 @@ impl<'a> Elab<'a> {
         if procs.len() >= 2 {
             self.sys.axioms.push(Quantified { vars: vec![], lits: conjuncts(&Term::distinct(&procs)) });
         }
+        if let Some((n, at)) = self.number_procs {
+            self.process_bound(n, at, &procs);
+        }
         self.sys.consts.extend(procs);
         self.warnings.sort_by_key(|w| (w.line, w.col));
         Ok(Parsed { system: self.sys, warnings: self.warnings, source: None })
+    }
+
+    /// The axiom of `number_procs n` (`n` ≥ 1; 0 leaves the number of
+    /// processes open, as in Cubicle): at most `n` processes. The `m`
+    /// process constants `procs` are pairwise distinct processes, so any
+    /// `n + 1 − m` processes include one of them or two equal ones. Over
+    /// more than [`MAX_BOUND_VARS`] variables the axiom is not stated (a
+    /// warning says so): arrax then checks every number of processes.
+    pub(super) fn process_bound(&mut self, n: i64, at: usize, procs: &[Term]) {
+        let free = usize::try_from(n).unwrap_or(usize::MAX).saturating_add(1).saturating_sub(procs.len());
+        if n == 0 || free == 0 {
+            return;
+        }
+        if free > MAX_BOUND_VARS {
+            let msg = format!(
+                "number_procs {n} is not applied: bounding the processes takes an axiom over {free} process variables \
+                 (at most {MAX_BOUND_VARS}); every number of processes is checked"
+            );
+            self.warnings.push(self.err(at, msg));
+            return;
+        }
+        self.begin_item();
+        let vars: Vec<Term> = (0..free).map(|_| Term::var(&self.fresh("p"), Sort::Index)).collect();
+        let mut same = vec![];
+        for (i, z) in vars.iter().enumerate() {
+            same.extend(vars[..i].iter().chain(procs).map(|y| Term::eq(z, y)));
+        }
+        self.sys.axioms.push(Quantified { vars, lits: vec![Term::or(same)] });
     }
 
     // ----- declarations
@@ -378,7 +411,7 @@ impl<'a> Elab<'a> {
     }
 
     pub(super) fn proc_const(&mut self, n: i64, at: usize) -> Result<Term, Diagnostic> {
-        if let Some(max) = self.number_procs {
+        if let Some((max, _)) = self.number_procs {
             if n > max {
                 return Err(self.err(at, format!("process constant #{n} exceeds number_procs {max}")));
             }

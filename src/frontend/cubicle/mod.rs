@@ -13,8 +13,16 @@
 //!   the Boolean values.
 //! - `var X : t` is a scalar, `array A[proc] : t` (or `A[proc, proc]`) an
 //!   array over processes, `const C : t` a rigid constant
-//!   ([`System::consts`]); `number_procs N` is kept as an option and bounds
-//!   the process constants `#1 … #N`.
+//!   ([`System::consts`]).
+//! - `number_procs N` bounds the system to at most `N` processes, as
+//!   Cubicle's search drops every cube over more than `N` processes: an
+//!   axiom states that any `N + 1 − m` processes (`m` process constants
+//!   named) include a named one or two equal ones, so a configuration of
+//!   fewer processes still counts. Over more than four variables the
+//!   axiom is not stated and a warning says that every number of
+//!   processes is checked. `number_procs 0` bounds nothing, as in
+//!   Cubicle. The process constants are `#1 … #N`; the bound is also kept
+//!   as an option.
 //! - `#n` is the rigid constant `#n` of the index sort, added to
 //!   [`System::consts`]; when there are several, one axiom with no
 //!   quantified variables states that they are pairwise distinct.
