@@ -29,7 +29,11 @@
 //! - `init (x y) { φ }` is `∀x y. φ` over *all* pairs (no distinctness
 //!   premise: Cubicle instantiates the variables of `init` with every
 //!   mapping, injective or not). Universal quantifiers in the body are
-//!   pulled out into more variables of the same kind.
+//!   pulled out into more variables of the same kind. `forall x <> y. φ`
+//!   is `∀x y. x = y ∨ φ` here as everywhere: its variables are distinct.
+//!   (Cubicle 1.2 drops that distinctness in `init` only, reading the
+//!   variables like those of `init (x y)`; arrax reads what the formula
+//!   says, see `models/cub_forall_distinct_init.cub`.)
 //! - `unsafe (z1 z2) { φ }` and `invariant (…) { φ }` are existential
 //!   cubes over pairwise distinct variables; an `invariant` is a *negated*
 //!   cube to be proven, never assumed ([`System::hints`]). Existential
@@ -69,6 +73,24 @@
 //! - The legacy syntax of `german_subtype.cub` (`require`, `assign { … }`,
 //!   `{| … |}`, whole-array assignment), which Cubicle 1.2 rejects as well,
 //!   is reported as an error naming the construct.
+//!
+//! Beyond Cubicle 1.2, arrax also reads: names of any case (Cubicle wants
+//! capitals for variables, constants and constructors, lower case for
+//! types, parameters and bound variables), declarations in any order,
+//! `#n` without `number_procs`, any linear arithmetic (Cubicle: a
+//! variable plus or minus constants, `k * C` of a constant `C`),
+//! parentheses around terms, a Boolean variable as a formula, `true` and
+//! `false` as values, an integer literal where a real is expected, `if`
+//! on values, `let` (which Cubicle 1.2's typing refuses: "unknown
+//! name"), `exists`/`exists_other` in guards and several universal
+//! guards in one (on which Cubicle 1.2 fails an assertion), and
+//! processes held by variables as array indices. Cubicle 1.2 accepts but
+//! arrax refuses, each at its position: order comparisons on an
+//! enumeration, an abstract type or `bool` (Cubicle's typing lets them
+//! through and its solver leaves their meaning open), an element-wise
+//! case list without the default (below), and a variable both assigned
+//! and chosen (`X := e; X := .`, whose assignment Cubicle's pre-image
+//! ignores).
 //!
 //! Quantifiers the IR cannot express are errors, never approximations:
 //! `forall x <> y.` (two variables) in a guard, quantifiers nested inside a
