@@ -4,7 +4,7 @@
 use super::*;
 use crate::frontend::elab::is_reserved;
 use crate::frontend::{line_col, Diagnostic, Parsed};
-use crate::logic::{conjuncts, substitute, EnumDef, EnumValues, Sort, Term};
+use crate::logic::{conjuncts, occurs, substitute, EnumDef, EnumValues, Sort, Term};
 use crate::system::{IndexKind, Quantified, StateVar, System, Transition, Update};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
@@ -586,16 +586,7 @@ impl<'a> Elab<'a> {
             self.sys.initial.push(Quantified { vars, lits: conjuncts(&body) });
             return Ok(());
         }
-        let mut cubes = vec![];
-        for (ex, lits) in split_cube(&body).map_err(|m| self.err(at, m))? {
-            for (map, kept) in identifications(&ex, &declared) {
-                let vars = [declared.clone(), kept].concat();
-                let b = substitute(&substitute(&Term::and(lits.clone()), &map), &distinctness(&vars));
-                if b.as_bool() != Some(false) {
-                    cubes.push(Quantified { vars, lits: conjuncts(&b) });
-                }
-            }
-        }
+        let cubes = cubes(&body, &declared).map_err(|m| self.err(at, m))?;
         let what = if section == Section::Unsafe { "unsafe" } else { "invariant" };
         if cubes.is_empty() {
             self.warnings.push(self.err(at, format!("this {what} formula is unsatisfiable and states nothing")));
@@ -744,6 +735,27 @@ impl<'a> Elab<'a> {
         self.locals.truncate(depth);
         r
     }
+}
+
+/// The cubes of an `unsafe` or `invariant` body in negation normal form
+/// over the `declared` variables: one per disjunct with quantifiers and
+/// per identification of its existential variables. A cube's variables
+/// are those its literals name (before distinctness simplifies them), as
+/// Cubicle's cubes are over the processes they name: `unsafe (z1 z2) {
+/// S[z1] = Crit }` does not ask for a second process.
+pub(super) fn cubes(body: &Term, declared: &[Term]) -> Result<Vec<Quantified>, String> {
+    let mut out = vec![];
+    for (ex, lits) in split_cube(body)? {
+        for (map, kept) in identifications(&ex, declared) {
+            let named = substitute(&Term::and(lits.clone()), &map);
+            let vars: Vec<Term> = declared.iter().chain(&kept).filter(|v| occurs(v, &named)).cloned().collect();
+            let b = substitute(&named, &distinctness(&vars));
+            if b.as_bool() != Some(false) {
+                out.push(Quantified { vars, lits: conjuncts(&b) });
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The IR transitions of one Cubicle transition: one per guard

@@ -35,13 +35,16 @@
 //!   variables like those of `init (x y)`; arrax reads what the formula
 //!   says, see `models/cub_forall_distinct_init.cub`.)
 //! - `unsafe (z1 z2) { φ }` and `invariant (…) { φ }` are existential
-//!   cubes over pairwise distinct variables; an `invariant` is a *negated*
-//!   cube to be proven, never assumed ([`System::hints`]). Existential
-//!   quantifiers in the body (`not forall x <> y. …` from an inlined
-//!   predicate) become cube variables: each one is either one of the
-//!   variables already there or a new one (one cube per choice), so the
-//!   distinctness of cube variables loses nothing. Disjunctions that
-//!   contain quantifiers split the formula into several cubes.
+//!   cubes over pairwise distinct variables, those `φ` names: as in
+//!   Cubicle, whose cubes are over the processes they name, a listed
+//!   variable `φ` does not mention asks for no process of its own; an
+//!   `invariant` is a *negated* cube to be proven, never assumed
+//!   ([`System::hints`]). Existential quantifiers in the body (`not
+//!   forall x <> y. …` from an inlined predicate) become cube variables:
+//!   each one is either one of the variables already there or a new one
+//!   (one cube per choice), so the distinctness of cube variables loses
+//!   nothing. Disjunctions that contain quantifiers split the formula
+//!   into several cubes.
 //! - `predicate p(a, b) { φ }` is a macro: a call `p(t, u)` is `φ` with `a`,
 //!   `b` standing for `t`, `u` (its bound variables renamed apart).
 //! - `transition t (x y) requires { g } { actions }`: the parameters are
