@@ -258,6 +258,19 @@ fn number_procs_bounds_the_number_of_processes() {
     assert!(many.warnings[0].message.starts_with("number_procs 9 is not applied"), "{}", many.warnings[0]);
 }
 
+/// Cubicle's lower-case names that are operators of the canonical form
+/// keep their meaning: the type and the variables are renamed inside.
+#[test]
+fn names_of_canonical_operators_are_renamed() {
+    let p = cub("type mod = Idle | Crit\narray S[proc] : mod\npredicate distinct(lambda) { S[lambda] = Idle }\n\
+         init (div) { S[div] = Idle }\nunsafe (ite) { S[ite] = Crit }\n\
+         transition select (and)\nrequires { distinct(and) }\n{ let store = and in S[store] := Crit }\n");
+    let printed = round_trip(&p.system).unwrap();
+    for part in ["(enum mod? (names Idle Crit))", "(transition select", "(params (and1 proc))", "(exists ((ite1 proc))"] {
+        assert!(printed.contains(part), "{part} in {printed}");
+    }
+}
+
 /// `forall x <> y.` ranges over distinct variables in `init` too.
 #[test]
 fn distinct_universals_in_init_keep_their_distinctness() {

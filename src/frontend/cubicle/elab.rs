@@ -181,11 +181,17 @@ impl<'a> Elab<'a> {
 
     // ----- declarations
 
-    /// Records a new global name, rejecting reserved names and duplicates.
-    pub(super) fn declare_name(&mut self, (name, at): &Name) -> Result<(), Diagnostic> {
-        if is_reserved(name) {
-            return Err(self.err(*at, format!("'{name}' is reserved (an operator of arrax's canonical form)")));
+    /// Records a new global name that names a symbol of the system,
+    /// rejecting reserved names and duplicates.
+    pub(super) fn declare_symbol(&mut self, name: &Name) -> Result<(), Diagnostic> {
+        if is_reserved(&name.0) {
+            return Err(self.err(name.1, format!("'{}' is reserved (an operator of arrax's canonical form)", name.0)));
         }
+        self.declare_name(name)
+    }
+
+    /// Records a new global name, rejecting duplicates.
+    pub(super) fn declare_name(&mut self, (name, at): &Name) -> Result<(), Diagnostic> {
         if let Some(first) = self.declared.get(name) {
             let (l, c) = line_col(self.src, *first);
             return Err(self.err(*at, format!("duplicate declaration of '{name}' (first declared at {l}:{c})")));
@@ -197,19 +203,22 @@ impl<'a> Elab<'a> {
         Ok(())
     }
 
+    /// A type: an enumeration or an abstract sort. A type named like an
+    /// operator of the canonical form (Cubicle allows `type mod`) is the
+    /// sort `mod?` inside (no Cubicle name contains `?`).
     pub(super) fn declare_type(&mut self, name: &Name, ctors: Option<&[Name]>) -> Result<(), Diagnostic> {
         self.declare_name(name)?;
+        let inner: Rc<str> = if is_reserved(&name.0) { format!("{}?", name.0).into() } else { name.0.as_str().into() };
         let sort = match ctors {
             None => {
-                self.sys.sorts.push(name.0.as_str().into());
-                Sort::Uninterpreted(name.0.as_str().into())
+                self.sys.sorts.push(inner.clone());
+                Sort::Uninterpreted(inner)
             }
             Some(ctors) => {
-                let def =
-                    Rc::new(EnumDef { name: name.0.as_str().into(), values: EnumValues::Names(ctors.iter().map(|(c, _)| Rc::from(c.as_str())).collect()) });
+                let def = Rc::new(EnumDef { name: inner, values: EnumValues::Names(ctors.iter().map(|(c, _)| Rc::from(c.as_str())).collect()) });
                 let sort = Sort::Enum(def.clone());
                 for (k, c) in ctors.iter().enumerate() {
-                    self.declare_name(c)?;
+                    self.declare_symbol(c)?;
                     self.globals.insert(c.0.clone(), (Sym::Rigid(Term::enum_const(sort.clone(), k as i64)), c.1));
                 }
                 self.sys.enums.push(def);
@@ -226,7 +235,7 @@ impl<'a> Elab<'a> {
 
     pub(super) fn declare_var(&mut self, name: &Name, ty: &Name, rigid: bool) -> Result<(), Diagnostic> {
         let sort = self.sort(ty)?;
-        self.declare_name(name)?;
+        self.declare_symbol(name)?;
         let term = Term::var(&name.0, sort);
         let sym = if rigid {
             self.sys.consts.push(term.clone());
@@ -246,7 +255,7 @@ impl<'a> Elab<'a> {
             }
         }
         let elem = self.sort(ty)?;
-        self.declare_name(name)?;
+        self.declare_symbol(name)?;
         let term = Term::var(&name.0, Sort::array(vec![Sort::Index; dims.len()], elem));
         self.sys.vars.push(StateVar { term: term.clone(), is_array: true });
         self.globals.insert(name.0.clone(), (Sym::Array(term, self.sys.vars.len() - 1), name.1));
@@ -314,21 +323,20 @@ impl<'a> Elab<'a> {
 
     /// Index variables named by the user for a whole item (parameters,
     /// `init`/`unsafe` variables): pairwise distinct and not clashing with
-    /// declarations.
+    /// declarations; one named like an operator of the canonical form
+    /// (Cubicle allows `transition t (select)`) gets a fresh name.
     pub(super) fn item_vars(&mut self, vars: &[Name], what: &str) -> Result<Vec<Term>, Diagnostic> {
         let mut out = vec![];
+        let mut seen = HashSet::new();
         for (v, at) in vars {
             if let Some(first) = self.declared.get(v) {
                 let (l, c) = line_col(self.src, *first);
                 return Err(self.err(*at, format!("{what} '{v}' has the name of a declaration (at {l}:{c})")));
             }
-            if is_reserved(v) {
-                return Err(self.err(*at, format!("'{v}' is reserved (an operator of arrax's canonical form)")));
-            }
-            if !self.taken.insert(v.clone()) {
+            if !seen.insert(v) {
                 return Err(self.err(*at, format!("{what} '{v}' is listed twice")));
             }
-            let t = Term::var(v, Sort::Index);
+            let t = Term::var(&self.fresh(v), Sort::Index);
             self.locals.push((v.clone(), t.clone()));
             out.push(t);
         }

@@ -71,6 +71,13 @@
 //!   either an existing parameter or a new process (one transition per
 //!   choice, as for `exists`); for any other sort it is an entry `X?` of
 //!   [`Transition::values`].
+//! - A lower-case name that is an operator of arrax's canonical form
+//!   (`mod`, `select`, `and`, `store`, `ite`, …: Cubicle's types,
+//!   transitions, parameters and variables may use them) keeps its
+//!   meaning: a type `mod` is the sort `mod?` inside, a variable gets a
+//!   fresh name (`and1`); predicates and `let` names never reach the IR.
+//!   Only names of arrax's extension (lower-case state variables,
+//!   constants, constructors) are refused as reserved.
 //! - Cubicle accepts two transitions with the same name (flash, german.ctc
 //!   variants); the later ones get a suffix `_2`, `_3`, … and a warning.
 //! - The legacy syntax of `german_subtype.cub` (`require`, `assign { … }`,
