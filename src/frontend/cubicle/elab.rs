@@ -262,8 +262,12 @@ impl<'a> Elab<'a> {
         Ok(())
     }
 
+    /// A predicate (a macro), in a namespace of its own as in Cubicle.
     pub(super) fn define_predicate(&mut self, name: &Name, params: &[Name], body: &Expr) -> Result<(), Diagnostic> {
-        self.declare_name(name)?;
+        if let Some((_, first)) = self.preds.get(&name.0) {
+            let (l, c) = line_col(self.src, *first);
+            return Err(self.err(name.1, format!("predicate '{}' is defined twice (first at {l}:{c})", name.0)));
+        }
         let mut seen = HashSet::new();
         for (p, at) in params {
             if !seen.insert(p) {
@@ -329,7 +333,7 @@ impl<'a> Elab<'a> {
         let mut out = vec![];
         let mut seen = HashSet::new();
         for (v, at) in vars {
-            if let Some(first) = self.declared.get(v) {
+            if let Some((_, first)) = self.globals.get(v) {
                 let (l, c) = line_col(self.src, *first);
                 return Err(self.err(*at, format!("{what} '{v}' has the name of a declaration (at {l}:{c})")));
             }
@@ -615,7 +619,7 @@ impl<'a> Elab<'a> {
         let cases = split_guard(&guard).map_err(|m| self.err(guard_at, m))?;
         for ((n, at), e) in &t.lets {
             let v = self.value(e)?;
-            if self.lookup_local(n).is_some() || self.declared.contains_key(n) {
+            if self.lookup_local(n).is_some() || self.globals.contains_key(n) {
                 return Err(self.err(*at, format!("'let {n}' hides another name")));
             }
             self.locals.push((n.clone(), v));

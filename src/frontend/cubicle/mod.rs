@@ -71,6 +71,11 @@
 //!   either an existing parameter or a new process (one transition per
 //!   choice, as for `exists`); for any other sort it is an entry `X?` of
 //!   [`Transition::values`].
+//! - Types, predicates, transitions and process variables are separate
+//!   namespaces, as in Cubicle: a parameter, a bound variable or a
+//!   variable of `init`/`unsafe` may share its name with a type or a
+//!   predicate (it is renamed inside when it must be); only state
+//!   variables, constants and constructors cannot be shadowed.
 //! - A lower-case name that is an operator of arrax's canonical form
 //!   (`mod`, `select`, `and`, `store`, `ite`, …: Cubicle's types,
 //!   transitions, parameters and variables may use them) keeps its
