@@ -105,7 +105,8 @@
 //! through and its solver leaves their meaning open), an element-wise
 //! case list without the default (below), and a variable both assigned
 //! and chosen (`X := e; X := .`, whose assignment Cubicle's pre-image
-//! ignores).
+//! ignores), and a predicate defined twice (Cubicle's later definition
+//! shadows the earlier one).
 //!
 //! Quantifiers the IR cannot express are errors, never approximations:
 //! `forall x <> y.` (two variables) in a guard, quantifiers nested inside a
