@@ -364,7 +364,8 @@ const BAD: &[(&str, usize, usize, &str)] = &[
         18,
         "an element-wise case assignment to 'S' without the default '| _ : …' is not supported",
     ),
-    ("type loc = Idle | Crit\narray S[proc] : loc\ninit (z) { S[z] = Idle }\n", 1, 1, "no 'unsafe' section"),    // refused like Cubicle 1.2 (its syntax or typing errors)
+    ("type loc = Idle | Crit\narray S[proc] : loc\ninit (z) { S[z] = Idle }\n", 1, 1, "no 'unsafe' section"),
+    // refused like Cubicle 1.2 (its syntax or typing errors)
     (pre_bad!("transition t (x)\n{ S[x] := . }\n"), 7, 3, "nondeterministic assignment to an element of 'S'"),
     (pre_bad!("const C : int\ntransition t (x)\n{ C := 1 }\n"), 8, 3, "'C' is a constant and cannot be assigned"),
     (pre_bad!("transition t (x)\n{ N := case | _ : 1 | N = 0 : 2 }\n"), 7, 19, "the default case '| _ : …' must come last"),
@@ -379,7 +380,6 @@ const BAD: &[(&str, usize, usize, &str)] = &[
     (pre_bad!("transition t (x)\nrequires { S[x] < Crit }\n{ N := 1 }\n"), 7, 12, "order comparison on sort loc"),
     (pre_bad!("transition t (x)\n{ N := 1; N := . }\n"), 7, 11, "'N' is assigned twice"),
 ];
-
 
 #[test]
 fn bad_inputs_are_located() {
