@@ -236,7 +236,57 @@ fn process_constants_are_pairwise_distinct_rigid_constants() {
     assert_eq!((d.line, d.col, d.message.as_str()), (4, 13, "process constant #3 exceeds number_procs 2"));
 }
 
+/// `number_procs N`: at most `N` processes, an axiom over the processes
+/// the constants `#n` do not name; 0 bounds nothing; a bound too costly
+/// to state is a warning.
+#[test]
+fn number_procs_bounds_the_number_of_processes() {
+    let decls = "type loc = Idle | Crit\narray S[proc] : loc\ninit (z) { S[z] = Idle }\n";
+    let named = cub(&format!("number_procs 2\n{decls}unsafe () {{ S[#1] = Crit && S[#2] = Crit }}\n"));
+    let printed = round_trip(&named.system).unwrap();
+    assert!(printed.contains("(axiom (forall ((p proc)) (or (= p |#1|) (= p |#2|))))"), "{printed}");
+    let open = cub(&format!("number_procs 2\n{decls}unsafe (z) {{ S[z] = Crit }}\n"));
+    let printed = round_trip(&open.system).unwrap();
+    assert!(printed.contains("(axiom (forall ((p proc) (p1 proc) (p2 proc)) (or (= p p1) (= p p2) (= p1 p2))))"), "{printed}");
+    let none = cub(&format!("number_procs 0\n{decls}unsafe (z) {{ S[z] = Crit }}\n"));
+    assert!(none.system.axioms.is_empty());
+    let d = cub_err(&format!("number_procs 0\n{decls}unsafe () {{ S[#1] = Crit }}\n"));
+    assert_eq!((d.line, d.col, d.message.as_str()), (5, 15, "process constant #1 exceeds number_procs 0"));
+    let many = cub(&format!("number_procs 9\n{decls}unsafe (z) {{ S[z] = Crit }}\n"));
+    assert!(many.system.axioms.is_empty());
+    assert_eq!(many.warnings.len(), 1);
+    assert!(many.warnings[0].message.starts_with("number_procs 9 is not applied"), "{}", many.warnings[0]);
+}
+
+/// Cubicle's lower-case names that are operators of the canonical form
+/// keep their meaning: the type and the variables are renamed inside.
+#[test]
+fn names_of_canonical_operators_are_renamed() {
+    let p = cub("type mod = Idle | Crit\narray S[proc] : mod\npredicate distinct(lambda) { S[lambda] = Idle }\n\
+         init (div) { S[div] = Idle }\nunsafe (ite) { S[ite] = Crit }\n\
+         transition select (and)\nrequires { distinct(and) }\n{ let store = and in S[store] := Crit }\n");
+    let printed = round_trip(&p.system).unwrap();
+    for part in ["(enum mod? (names Idle Crit))", "(transition select", "(params (and1 proc))", "(exists ((ite1 proc))"] {
+        assert!(printed.contains(part), "{part} in {printed}");
+    }
+}
+
+/// `forall x <> y.` ranges over distinct variables in `init` too.
+#[test]
+fn distinct_universals_in_init_keep_their_distinctness() {
+    let p = cub("type loc = Idle | Crit\narray S[proc] : loc\ninit () { forall x <> y. S[x] <> S[y] }\nunsafe (z) { S[z] = Crit }\n");
+    let printed = round_trip(&p.system).unwrap();
+    assert!(printed.contains("(initial (forall ((x proc) (y proc)) (or (= x y) (not (= S[x] S[y])))))"), "{printed}");
+}
+
 // ---------------------------------------------------------------- diagnostics
+
+/// A bad input: declarations, init and unsafe (5 lines), then `rest`.
+macro_rules! pre_bad {
+    ($rest:literal) => {
+        concat!("type loc = Idle | Crit\narray S[proc] : loc\nvar N : int\ninit (z) { S[z] = Idle }\nunsafe (z) { S[z] = Crit }\n", $rest)
+    };
+}
 
 /// `(source, line, col, message substring)`.
 const BAD: &[(&str, usize, usize, &str)] = &[
@@ -315,6 +365,20 @@ const BAD: &[(&str, usize, usize, &str)] = &[
         "an element-wise case assignment to 'S' without the default '| _ : …' is not supported",
     ),
     ("type loc = Idle | Crit\narray S[proc] : loc\ninit (z) { S[z] = Idle }\n", 1, 1, "no 'unsafe' section"),
+    // refused like Cubicle 1.2 (its syntax or typing errors)
+    (pre_bad!("transition t (x)\n{ S[x] := . }\n"), 7, 3, "nondeterministic assignment to an element of 'S'"),
+    (pre_bad!("const C : int\ntransition t (x)\n{ C := 1 }\n"), 8, 3, "'C' is a constant and cannot be assigned"),
+    (pre_bad!("transition t (x)\n{ N := case | _ : 1 | N = 0 : 2 }\n"), 7, 19, "the default case '| _ : …' must come last"),
+    (pre_bad!("transition t (x)\n{ N := case }\n"), 7, 13, "expected '|' starting a case"),
+    (pre_bad!("transition t (x)\nrequires { S[x] = @MTrue }\n{ N := 1 }\n"), 7, 19, "unexpected character '@'"),
+    (pre_bad!("transition t (x)\nrequires { S[x] = Idle <-> N = 0 }\n{ N := 1 }\n"), 7, 24, "comparisons cannot be chained"),
+    (pre_bad!("array T[int] : loc\n"), 6, 9, "arrays are indexed by processes: expected 'proc', found 'int'"),
+    (pre_bad!("transition t (x)\n{ S[#1] := case | _ : Crit }\n"), 7, 5, "the indices of a case assignment must be new variable names"),
+    (pre_bad!("transition t (x)\n{ S[x] := case | x = x : Crit | _ : S[x] }\n"), 7, 5, "'x' already has a meaning"),
+    (pre_bad!("transition t (x)\n{ N := case | forall j. S[j] = Idle : 1 | _ : 2 }\n"), 7, 15, "a case condition cannot contain a quantifier"),
+    // accepted by Cubicle 1.2 but without a meaning arrax can state
+    (pre_bad!("transition t (x)\nrequires { S[x] < Crit }\n{ N := 1 }\n"), 7, 12, "order comparison on sort loc"),
+    (pre_bad!("transition t (x)\n{ N := 1; N := . }\n"), 7, 11, "'N' is assigned twice"),
 ];
 
 #[test]

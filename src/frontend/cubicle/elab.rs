@@ -4,10 +4,14 @@
 use super::*;
 use crate::frontend::elab::is_reserved;
 use crate::frontend::{line_col, Diagnostic, Parsed};
-use crate::logic::{conjuncts, substitute, EnumDef, EnumValues, Sort, Term};
+use crate::logic::{conjuncts, occurs, substitute, EnumDef, EnumValues, Sort, Term};
 use crate::system::{IndexKind, Quantified, StateVar, System, Transition, Update};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
+
+/// The most process variables the axiom of `number_procs` may quantify
+/// (each query instantiates it over every tuple of its processes).
+pub(super) const MAX_BOUND_VARS: usize = 4;
 
 /// What a global name stands for.
 #[derive(Clone)]
@@ -40,7 +44,8 @@ pub(super) struct Elab<'a> {
     /// The parameters of the transition being read.
     pub(super) params: Option<Vec<Term>>,
     pub(super) procs: BTreeMap<i64, Term>,
-    pub(super) number_procs: Option<i64>,
+    /// `number_procs N` and where it is written.
+    pub(super) number_procs: Option<(i64, usize)>,
     pub(super) warnings: Vec<Diagnostic>,
 }
 
@@ -80,10 +85,7 @@ impl<'a> Elab<'a> {
                     if self.number_procs.is_some() {
                         return Err(self.err(*at, "number_procs is given twice"));
                     }
-                    if *n < 1 {
-                        return Err(self.err(*at, "number_procs must be at least 1"));
-                    }
-                    self.number_procs = Some(*n);
+                    self.number_procs = Some((*n, *at));
                     self.sys.options.push(("number_procs".to_string(), n.to_string()));
                 }
                 _ => {}
@@ -141,18 +143,55 @@ impl<'a> Elab<'a> {
         if procs.len() >= 2 {
             self.sys.axioms.push(Quantified { vars: vec![], lits: conjuncts(&Term::distinct(&procs)) });
         }
+        if let Some((n, at)) = self.number_procs {
+            self.process_bound(n, at, &procs);
+        }
         self.sys.consts.extend(procs);
         self.warnings.sort_by_key(|w| (w.line, w.col));
         Ok(Parsed { system: self.sys, warnings: self.warnings, source: None })
     }
 
+    /// The axiom of `number_procs n` (`n` ≥ 1; 0 leaves the number of
+    /// processes open, as in Cubicle): at most `n` processes. The `m`
+    /// process constants `procs` are pairwise distinct processes, so any
+    /// `n + 1 − m` processes include one of them or two equal ones. Over
+    /// more than [`MAX_BOUND_VARS`] variables the axiom is not stated (a
+    /// warning says so): arrax then checks every number of processes.
+    pub(super) fn process_bound(&mut self, n: i64, at: usize, procs: &[Term]) {
+        let free = usize::try_from(n).unwrap_or(usize::MAX).saturating_add(1).saturating_sub(procs.len());
+        if n == 0 || free == 0 {
+            return;
+        }
+        if free > MAX_BOUND_VARS {
+            let msg = format!(
+                "number_procs {n} is not applied: bounding the processes takes an axiom over {free} process variables \
+                 (at most {MAX_BOUND_VARS}); every number of processes is checked"
+            );
+            self.warnings.push(self.err(at, msg));
+            return;
+        }
+        self.begin_item();
+        let vars: Vec<Term> = (0..free).map(|_| Term::var(&self.fresh("p"), Sort::Index)).collect();
+        let mut same = vec![];
+        for (i, z) in vars.iter().enumerate() {
+            same.extend(vars[..i].iter().chain(procs).map(|y| Term::eq(z, y)));
+        }
+        self.sys.axioms.push(Quantified { vars, lits: vec![Term::or(same)] });
+    }
+
     // ----- declarations
 
-    /// Records a new global name, rejecting reserved names and duplicates.
-    pub(super) fn declare_name(&mut self, (name, at): &Name) -> Result<(), Diagnostic> {
-        if is_reserved(name) {
-            return Err(self.err(*at, format!("'{name}' is reserved (an operator of arrax's canonical form)")));
+    /// Records a new global name that names a symbol of the system,
+    /// rejecting reserved names and duplicates.
+    pub(super) fn declare_symbol(&mut self, name: &Name) -> Result<(), Diagnostic> {
+        if is_reserved(&name.0) {
+            return Err(self.err(name.1, format!("'{}' is reserved (an operator of arrax's canonical form)", name.0)));
         }
+        self.declare_name(name)
+    }
+
+    /// Records a new global name, rejecting duplicates.
+    pub(super) fn declare_name(&mut self, (name, at): &Name) -> Result<(), Diagnostic> {
         if let Some(first) = self.declared.get(name) {
             let (l, c) = line_col(self.src, *first);
             return Err(self.err(*at, format!("duplicate declaration of '{name}' (first declared at {l}:{c})")));
@@ -164,19 +203,22 @@ impl<'a> Elab<'a> {
         Ok(())
     }
 
+    /// A type: an enumeration or an abstract sort. A type named like an
+    /// operator of the canonical form (Cubicle allows `type mod`) is the
+    /// sort `mod?` inside (no Cubicle name contains `?`).
     pub(super) fn declare_type(&mut self, name: &Name, ctors: Option<&[Name]>) -> Result<(), Diagnostic> {
         self.declare_name(name)?;
+        let inner: Rc<str> = if is_reserved(&name.0) { format!("{}?", name.0).into() } else { name.0.as_str().into() };
         let sort = match ctors {
             None => {
-                self.sys.sorts.push(name.0.as_str().into());
-                Sort::Uninterpreted(name.0.as_str().into())
+                self.sys.sorts.push(inner.clone());
+                Sort::Uninterpreted(inner)
             }
             Some(ctors) => {
-                let def =
-                    Rc::new(EnumDef { name: name.0.as_str().into(), values: EnumValues::Names(ctors.iter().map(|(c, _)| Rc::from(c.as_str())).collect()) });
+                let def = Rc::new(EnumDef { name: inner, values: EnumValues::Names(ctors.iter().map(|(c, _)| Rc::from(c.as_str())).collect()) });
                 let sort = Sort::Enum(def.clone());
                 for (k, c) in ctors.iter().enumerate() {
-                    self.declare_name(c)?;
+                    self.declare_symbol(c)?;
                     self.globals.insert(c.0.clone(), (Sym::Rigid(Term::enum_const(sort.clone(), k as i64)), c.1));
                 }
                 self.sys.enums.push(def);
@@ -193,7 +235,7 @@ impl<'a> Elab<'a> {
 
     pub(super) fn declare_var(&mut self, name: &Name, ty: &Name, rigid: bool) -> Result<(), Diagnostic> {
         let sort = self.sort(ty)?;
-        self.declare_name(name)?;
+        self.declare_symbol(name)?;
         let term = Term::var(&name.0, sort);
         let sym = if rigid {
             self.sys.consts.push(term.clone());
@@ -213,15 +255,19 @@ impl<'a> Elab<'a> {
             }
         }
         let elem = self.sort(ty)?;
-        self.declare_name(name)?;
+        self.declare_symbol(name)?;
         let term = Term::var(&name.0, Sort::array(vec![Sort::Index; dims.len()], elem));
         self.sys.vars.push(StateVar { term: term.clone(), is_array: true });
         self.globals.insert(name.0.clone(), (Sym::Array(term, self.sys.vars.len() - 1), name.1));
         Ok(())
     }
 
+    /// A predicate (a macro), in a namespace of its own as in Cubicle.
     pub(super) fn define_predicate(&mut self, name: &Name, params: &[Name], body: &Expr) -> Result<(), Diagnostic> {
-        self.declare_name(name)?;
+        if let Some((_, first)) = self.preds.get(&name.0) {
+            let (l, c) = line_col(self.src, *first);
+            return Err(self.err(name.1, format!("predicate '{}' is defined twice (first at {l}:{c})", name.0)));
+        }
         let mut seen = HashSet::new();
         for (p, at) in params {
             if !seen.insert(p) {
@@ -281,21 +327,20 @@ impl<'a> Elab<'a> {
 
     /// Index variables named by the user for a whole item (parameters,
     /// `init`/`unsafe` variables): pairwise distinct and not clashing with
-    /// declarations.
+    /// declarations; one named like an operator of the canonical form
+    /// (Cubicle allows `transition t (select)`) gets a fresh name.
     pub(super) fn item_vars(&mut self, vars: &[Name], what: &str) -> Result<Vec<Term>, Diagnostic> {
         let mut out = vec![];
+        let mut seen = HashSet::new();
         for (v, at) in vars {
-            if let Some(first) = self.declared.get(v) {
+            if let Some((_, first)) = self.globals.get(v) {
                 let (l, c) = line_col(self.src, *first);
                 return Err(self.err(*at, format!("{what} '{v}' has the name of a declaration (at {l}:{c})")));
             }
-            if is_reserved(v) {
-                return Err(self.err(*at, format!("'{v}' is reserved (an operator of arrax's canonical form)")));
-            }
-            if !self.taken.insert(v.clone()) {
+            if !seen.insert(v) {
                 return Err(self.err(*at, format!("{what} '{v}' is listed twice")));
             }
-            let t = Term::var(v, Sort::Index);
+            let t = Term::var(&self.fresh(v), Sort::Index);
             self.locals.push((v.clone(), t.clone()));
             out.push(t);
         }
@@ -378,7 +423,7 @@ impl<'a> Elab<'a> {
     }
 
     pub(super) fn proc_const(&mut self, n: i64, at: usize) -> Result<Term, Diagnostic> {
-        if let Some(max) = self.number_procs {
+        if let Some((max, _)) = self.number_procs {
             if n > max {
                 return Err(self.err(at, format!("process constant #{n} exceeds number_procs {max}")));
             }
@@ -553,16 +598,7 @@ impl<'a> Elab<'a> {
             self.sys.initial.push(Quantified { vars, lits: conjuncts(&body) });
             return Ok(());
         }
-        let mut cubes = vec![];
-        for (ex, lits) in split_cube(&body).map_err(|m| self.err(at, m))? {
-            for (map, kept) in identifications(&ex, &declared) {
-                let vars = [declared.clone(), kept].concat();
-                let b = substitute(&substitute(&Term::and(lits.clone()), &map), &distinctness(&vars));
-                if b.as_bool() != Some(false) {
-                    cubes.push(Quantified { vars, lits: conjuncts(&b) });
-                }
-            }
-        }
+        let cubes = cubes(&body, &declared).map_err(|m| self.err(at, m))?;
         let what = if section == Section::Unsafe { "unsafe" } else { "invariant" };
         if cubes.is_empty() {
             self.warnings.push(self.err(at, format!("this {what} formula is unsatisfiable and states nothing")));
@@ -583,7 +619,7 @@ impl<'a> Elab<'a> {
         let cases = split_guard(&guard).map_err(|m| self.err(guard_at, m))?;
         for ((n, at), e) in &t.lets {
             let v = self.value(e)?;
-            if self.lookup_local(n).is_some() || self.declared.contains_key(n) {
+            if self.lookup_local(n).is_some() || self.globals.contains_key(n) {
                 return Err(self.err(*at, format!("'let {n}' hides another name")));
             }
             self.locals.push((n.clone(), v));
@@ -711,6 +747,27 @@ impl<'a> Elab<'a> {
         self.locals.truncate(depth);
         r
     }
+}
+
+/// The cubes of an `unsafe` or `invariant` body in negation normal form
+/// over the `declared` variables: one per disjunct with quantifiers and
+/// per identification of its existential variables. A cube's variables
+/// are those its literals name (before distinctness simplifies them), as
+/// Cubicle's cubes are over the processes they name: `unsafe (z1 z2) {
+/// S[z1] = Crit }` does not ask for a second process.
+pub(super) fn cubes(body: &Term, declared: &[Term]) -> Result<Vec<Quantified>, String> {
+    let mut out = vec![];
+    for (ex, lits) in split_cube(body)? {
+        for (map, kept) in identifications(&ex, declared) {
+            let named = substitute(&Term::and(lits.clone()), &map);
+            let vars: Vec<Term> = declared.iter().chain(&kept).filter(|v| occurs(v, &named)).cloned().collect();
+            let b = substitute(&named, &distinctness(&vars));
+            if b.as_bool() != Some(false) {
+                out.push(Quantified { vars, lits: conjuncts(&b) });
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The IR transitions of one Cubicle transition: one per guard
