@@ -16,12 +16,26 @@ fn proc_lit(p: usize, isort: &Sort) -> Term {
     Term::raw(Op::Int(p as i64), vec![], isort.clone())
 }
 
-/// A literal as a term of the given sort (model values come back as Int for
-/// Int-encoded sorts).
-fn as_sort(v: &Term, s: &Sort) -> Term {
-    match (v.op(), s) {
-        (Op::Int(n), Sort::Index) => proc_lit(*n as usize, s),
-        _ => v.clone(),
+/// Model values as literals of their sorts: index values come back as
+/// Int for Int-encoded sorts; values of an uninterpreted sort (`data!val!0`)
+/// are numbered by first appearance, so that evaluation tells two apart.
+#[derive(Default)]
+struct Literals {
+    /// The number of each value of an uninterpreted sort met so far.
+    numbered: HashMap<Term, i64>,
+}
+
+impl Literals {
+    fn of(&mut self, v: &Term, s: &Sort) -> Term {
+        match (v.op(), s) {
+            (Op::Int(n), Sort::Index) => proc_lit(*n as usize, s),
+            (_, Sort::Uninterpreted(_)) if !v.is_value() => {
+                let next = self.numbered.len() as i64;
+                let n = *self.numbered.entry(v.clone()).or_insert(next);
+                Term::raw(Op::Int(n), vec![], s.clone())
+            }
+            _ => v.clone(),
+        }
     }
 }
 
@@ -215,13 +229,14 @@ pub fn replay(sys: &System, trace: &AbstractTrace, backend: Backend, timeout_ms:
             SatResult::Sat => {}
         }
         let ids = identifiers(sys, procs);
+        let mut lits = Literals::default();
         // read the concrete states off the model
         let mut vals: HashMap<Term, Term> = HashMap::new();
         let mut numbers = vec![];
         for p in &u.named {
             let v = solver.value(p).ok_or("no model value for a process")?;
             numbers.push(v.as_int().ok_or("a process is not a number")? as usize);
-            vals.insert(p.clone(), as_sort(&v, &isort));
+            vals.insert(p.clone(), lits.of(&v, &isort));
         }
         let steps: Vec<(usize, Vec<usize>)> = steps.into_iter().map(|(t, ps)| (t, ps.into_iter().map(|i| numbers[i]).collect())).collect();
         let mut states = vec![];
@@ -233,7 +248,7 @@ pub fn replay(sys: &System, trace: &AbstractTrace, backend: Backend, timeout_ms:
                     let mut cellsv = vec![];
                     for cell in cells(sys, true, copy, &ids) {
                         let val = solver.value(&cell).ok_or("no model value")?;
-                        let val = as_sort(&val, cell.sort());
+                        let val = lits.of(&val, cell.sort());
                         vals.insert(cell.clone(), val.clone());
                         let idx: Vec<usize> = cell.args()[1..]
                             .iter()
@@ -252,7 +267,7 @@ pub fn replay(sys: &System, trace: &AbstractTrace, backend: Backend, timeout_ms:
                     row.push(Value::Array(cellsv));
                 } else {
                     let val = solver.value(copy).ok_or("no model value")?;
-                    let val = as_sort(&val, copy.sort());
+                    let val = lits.of(&val, copy.sort());
                     vals.insert(copy.clone(), val.clone());
                     row.push(Value::Scalar(val));
                 }
@@ -264,7 +279,7 @@ pub fn replay(sys: &System, trace: &AbstractTrace, backend: Backend, timeout_ms:
             for v in crate::logic::free_vars(c) {
                 if !vals.contains_key(&v) && v.sort().as_array().is_none() {
                     if let Some(val) = solver.value(&v) {
-                        vals.insert(v.clone(), as_sort(&val, v.sort()));
+                        vals.insert(v.clone(), lits.of(&val, v.sort()));
                     }
                 }
             }
