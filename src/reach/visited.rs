@@ -95,6 +95,7 @@ struct SideItem {
 }
 
 /// A cube as matching sees it: variables as positions.
+#[derive(Default)]
 struct Enc {
     arity: usize,
     /// The literals, by shape.
@@ -121,6 +122,43 @@ impl Enc {
     fn occ(&self, r: (u32, u32)) -> &[u8] {
         &self.occ[r.0 as usize..r.1 as usize]
     }
+
+    /// Appends the positions of cube variables `ts` to `occ`: their range.
+    fn push_occ(&mut self, cube: &Cube, ts: &[Term]) -> Option<(u32, u32)> {
+        let start = self.occ.len() as u32;
+        for t in ts {
+            self.occ.push(position(cube, t)?);
+        }
+        Some((start, self.occ.len() as u32))
+    }
+
+    /// Adds literal `lit` of `cube`, with its key.
+    fn push(&mut self, cube: &Cube, lit: &Term, k: &Key) -> Option<()> {
+        let occ = self.push_occ(cube, &k.occ)?;
+        let (mut neq, mut need) = (None, k.shape);
+        self.shows.push(k.shape);
+        self.lits.add(k.shape);
+        if let Some(s) = &k.side {
+            let val = if s.value.is_value() { Val::Value(s.value.clone()) } else { Val::Var(position(cube, &s.value)?) };
+            let item = SideItem { shape: s.shape, occ: self.push_occ(cube, &s.occ)?, val };
+            self.shows.push(s.shape);
+            if s.neg {
+                need = s.shape;
+                neq = Some(self.neqs.len() as u32);
+                self.neqs.push(item);
+            } else {
+                self.defs.push(item);
+            }
+        }
+        self.needs.push(need);
+        self.items.push(Item { shape: k.shape, occ, lit: lit.clone(), ambiguous: k.ambiguous, neq });
+        Some(())
+    }
+}
+
+/// The position of a cube variable among the cube's.
+fn position(cube: &Cube, t: &Term) -> Option<u8> {
+    cube.vars.iter().position(|v| v == t).map(|p| p as u8)
 }
 
 /// The items of a slice sorted by shape that have this shape.
@@ -263,46 +301,9 @@ impl Index {
             return None;
         }
         let keys: Vec<Rc<Key>> = cube.lits.iter().map(|l| self.key(l)).collect();
-        let pos = |t: &Term| cube.vars.iter().position(|v| v == t).map(|p| p as u8);
-        let mut enc = Enc {
-            arity: cube.arity(),
-            items: vec![],
-            defs: vec![],
-            neqs: vec![],
-            occ: vec![],
-            lits: Mask::default(),
-            needs: vec![],
-            shows: vec![],
-            need_mask: Mask::default(),
-            show_mask: Mask::default(),
-        };
-        let push_occ = |occ: &mut Vec<u8>, ts: &[Term]| -> Option<(u32, u32)> {
-            let start = occ.len() as u32;
-            for t in ts {
-                occ.push(pos(t)?);
-            }
-            Some((start, occ.len() as u32))
-        };
+        let mut enc = Enc { arity: cube.arity(), ..Enc::default() };
         for (lit, k) in cube.lits.iter().zip(&keys) {
-            let occ = push_occ(&mut enc.occ, &k.occ)?;
-            let mut neq = None;
-            let mut need = k.shape;
-            enc.shows.push(k.shape);
-            enc.lits.add(k.shape);
-            if let Some(s) = &k.side {
-                let val = if s.value.is_value() { Val::Value(s.value.clone()) } else { Val::Var(pos(&s.value)?) };
-                let item = SideItem { shape: s.shape, occ: push_occ(&mut enc.occ, &s.occ)?, val };
-                enc.shows.push(s.shape);
-                if s.neg {
-                    need = s.shape;
-                    neq = Some(enc.neqs.len() as u32);
-                    enc.neqs.push(item);
-                } else {
-                    enc.defs.push(item);
-                }
-            }
-            enc.needs.push(need);
-            enc.items.push(Item { shape: k.shape, occ, lit: lit.clone(), ambiguous: k.ambiguous, neq });
+            enc.push(cube, lit, k)?;
         }
         enc.items.sort_by_key(|i| i.shape);
         enc.defs.sort_by_key(|d| d.shape);
