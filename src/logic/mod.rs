@@ -10,7 +10,7 @@ pub mod term;
 pub mod units;
 
 pub use sort::{ArraySort, EnumDef, EnumValues, Sort};
-pub use subst::{collect, conjuncts, free_vars, occurs, rename, rename_bound, replace, substitute};
+pub use subst::{collect, conjuncts, free_vars, occurs, rename, rename_bound, replace, substitute, substitute_pairs};
 pub use term::{BitKind, Bits, Op, Term};
 
 #[cfg(test)]

@@ -66,6 +66,31 @@ pub fn replace(t: &Term, from: &Term, to: &Term) -> Term {
     }
 }
 
+/// `t` with each `from[k]` replaced by `to[k]` (simultaneously, not under a
+/// binder of one of them), re-simplified: [`substitute`] for a few pairs,
+/// without a map or a cache (the covering test's hot path on small
+/// literals).
+pub fn substitute_pairs(t: &Term, from: &[Term], to: &[Term]) -> Term {
+    if let Some(k) = from.iter().position(|f| f == t) {
+        return to[k].clone();
+    }
+    if t.args().is_empty() {
+        return t.clone();
+    }
+    if let Op::Forall(vs) | Op::Exists(vs) | Op::Lambda(vs) = t.op() {
+        if vs.iter().any(|v| from.contains(v)) {
+            let map: HashMap<Term, Term> = from.iter().cloned().zip(to.iter().cloned()).collect();
+            return substitute(t, &map);
+        }
+    }
+    let args: Vec<Term> = t.args().iter().map(|a| substitute_pairs(a, from, to)).collect();
+    if args.iter().zip(t.args()).all(|(a, b)| a == b) {
+        t.clone()
+    } else {
+        t.rebuild(args)
+    }
+}
+
 /// The conjuncts of a formula: the arguments of a conjunction (flattened
 /// by construction), none for `true`, else the formula itself.
 pub fn conjuncts(t: &Term) -> Vec<Term> {

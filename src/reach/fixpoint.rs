@@ -9,7 +9,7 @@
 //! instances reach the solver. A visited cube's conditions on other
 //! processes are matched syntactically: the new cube must state them too.
 
-use crate::logic::{occurs, replace, substitute, Op, Sort, Term};
+use crate::logic::{occurs, replace, substitute, substitute_pairs, Op, Sort, Term};
 use crate::system::cube::{other, resolve_distinct, Cube};
 use std::collections::{HashMap, HashSet};
 
@@ -287,22 +287,21 @@ pub fn match_cube(old: &Pattern, new: &Cube, facts: &Facts) -> Match {
     let mut out = vec![];
     let mut images: Vec<Term> = vec![];
     let mut used = vec![false; new.arity()];
-    let mut map = HashMap::new();
-    if let Some(images) = search(old, new, facts, 0, &mut map, &mut images, &mut used, &mut rest, &mut out) {
+    if let Some(images) = search(old, new, facts, 0, &mut images, &mut used, &mut rest, &mut out) {
         return Match::Subsumed(images);
     }
     Match::Instances(out)
 }
 
-/// Depth-first construction of the maps; returns the images of a
-/// subsuming instance if one is found.
+/// Depth-first construction of the maps (`images`: those of `old`'s first
+/// `k` variables); returns the images of a subsuming instance if one is
+/// found.
 #[allow(clippy::too_many_arguments)]
 fn search(
     old: &Pattern,
     new: &Cube,
     facts: &Facts,
     k: usize,
-    map: &mut HashMap<Term, Term>,
     images: &mut Vec<Term>,
     used: &mut Vec<bool>,
     rest: &mut Vec<Term>,
@@ -310,7 +309,7 @@ fn search(
 ) -> Option<Vec<Term>> {
     if k == old.cube.arity() {
         let mark = rest.len();
-        let found = if !others_hold(old, new, facts, map, used, rest) {
+        let found = if !others_hold(old, new, facts, images, used, rest) {
             None
         } else if rest.is_empty() {
             Some(images.clone())
@@ -321,60 +320,57 @@ fn search(
         rest.truncate(mark);
         return found;
     }
-    let y = &old.cube.vars[k];
     for i in 0..new.arity() {
         if used[i] {
             continue;
         }
         let z = &new.vars[i];
-        map.insert(y.clone(), z.clone());
+        images.push(z.clone());
         let mark = rest.len();
-        let mut dead = false;
-        for l in &old.unary[k] {
-            match facts.eval_unary(l, i, &old.hole) {
-                (Some(true), _) => {}
-                (Some(false), _) => {
-                    dead = true;
-                    break;
-                }
-                (None, l2) => rest.push(l2.unwrap_or_else(|| replace(l, &old.hole, z))),
-            }
-        }
-        if !dead {
-            for l in &old.multi[k] {
-                match facts.eval(&substitute(l, map)) {
-                    (Some(true), _) => {}
-                    (Some(false), _) => {
-                        dead = true;
-                        break;
-                    }
-                    (None, l2) => rest.push(l2),
-                }
-            }
-        }
-        if !dead {
+        if instance_lits(old, facts, k, i, images, rest) {
             used[i] = true;
-            images.push(z.clone());
-            let found = search(old, new, facts, k + 1, map, images, used, rest, out);
-            images.pop();
+            let found = search(old, new, facts, k + 1, images, used, rest, out);
             used[i] = false;
             if found.is_some() {
                 return found;
             }
         }
+        images.pop();
         rest.truncate(mark);
     }
-    map.remove(y);
     None
 }
 
-/// Whether the instance `map` of `old` can hold of `new` as far as `old`'s
-/// conditions on other processes go: each must be one of `new`'s (then it
-/// holds of the processes `new` does not name), and at each of `new`'s
-/// processes outside the instance it must not contradict the facts (the
-/// undecided ones join `rest`, for the solver).
-fn others_hold(old: &Pattern, new: &Cube, facts: &Facts, map: &HashMap<Term, Term>, used: &[bool], rest: &mut Vec<Term>) -> bool {
-    let Some(at_outside) = others_outside(old, new, map, used) else { return false };
+/// The literals of `old` whose last variable is its `k`-th, mapped to the
+/// new cube's `i`-th (`images`: the images of its first `k + 1`
+/// variables), under the facts: false if one is contradicted, else the
+/// undecided ones pushed on `rest`.
+fn instance_lits(old: &Pattern, facts: &Facts, k: usize, i: usize, images: &[Term], rest: &mut Vec<Term>) -> bool {
+    for l in &old.unary[k] {
+        match facts.eval_unary(l, i, &old.hole) {
+            (Some(true), _) => {}
+            (Some(false), _) => return false,
+            (None, l2) => rest.push(l2.unwrap_or_else(|| replace(l, &old.hole, &images[k]))),
+        }
+    }
+    let vars = &old.cube.vars[..=k];
+    for l in &old.multi[k] {
+        match facts.eval(&substitute_pairs(l, vars, images)) {
+            (Some(true), _) => {}
+            (Some(false), _) => return false,
+            (None, l2) => rest.push(l2),
+        }
+    }
+    true
+}
+
+/// Whether the instance of `old` at `images` can hold of `new` as far as
+/// `old`'s conditions on other processes go: each must be one of `new`'s
+/// (then it holds of the processes `new` does not name), and at each of
+/// `new`'s processes outside the instance it must not contradict the facts
+/// (the undecided ones join `rest`, for the solver).
+fn others_hold(old: &Pattern, new: &Cube, facts: &Facts, images: &[Term], used: &[bool], rest: &mut Vec<Term>) -> bool {
+    let Some(at_outside) = others_outside(&old.cube, new, images, used) else { return false };
     for l in at_outside {
         match facts.eval(&l) {
             (Some(true), _) => {}
@@ -385,24 +381,33 @@ fn others_hold(old: &Pattern, new: &Cube, facts: &Facts, map: &HashMap<Term, Ter
     true
 }
 
-/// `old`'s conditions on other processes under the instance `map`: `None`
-/// if one is not among `new`'s, else their instances at `new`'s processes
-/// outside the instance (`used` marks those inside).
-fn others_outside(old: &Pattern, new: &Cube, map: &HashMap<Term, Term>, used: &[bool]) -> Option<Vec<Term>> {
-    if old.cube.others.is_empty() {
+/// `old`'s conditions on other processes under the instance at `images`:
+/// `None` if one is not among `new`'s, else their instances at `new`'s
+/// processes outside the instance (`used` marks those inside).
+fn others_outside(old: &Cube, new: &Cube, images: &[Term], used: &[bool]) -> Option<Vec<Term>> {
+    if old.others.is_empty() {
         return Some(vec![]);
     }
-    if !old.cube.others.iter().all(|p| new.others.contains(&substitute(p, map))) {
+    if !old.others.iter().all(|p| new.others.contains(&substitute_pairs(p, &old.vars, images))) {
         return None;
     }
-    let o = other(old.hole.sort());
+    let mut from = old.vars.clone();
+    from.push(other(old.vars.first().map(|v| v.sort()).unwrap_or(&Sort::Index)));
+    let mut to = images.to_vec();
     let mut out = vec![];
     for z in new.vars.iter().enumerate().filter(|(i, _)| !used[*i]).map(|(_, z)| z) {
-        let mut m = map.clone();
-        m.insert(o.clone(), z.clone());
-        out.extend(old.cube.others.iter().map(|p| substitute(p, &m)));
+        to.truncate(images.len());
+        to.push(z.clone());
+        out.extend(old.others.iter().map(|p| substitute_pairs(p, &from, &to)));
     }
     Some(out)
+}
+
+/// Whether `old`'s conditions on other processes, in the instance at
+/// `images` (`used` marks them among `new`'s variables), are among `new`'s
+/// and among its literals at its processes outside the instance.
+pub fn others_contained(old: &Cube, new: &Cube, images: &[Term], used: &[bool]) -> bool {
+    others_outside(old, new, images, used).is_some_and(|ls| ls.iter().all(|l| new.lits.contains(l)))
 }
 
 /// Whether `old` syntactically subsumes `new` (some instance of `old`'s
@@ -417,49 +422,33 @@ pub fn subsumes(old: &Pattern, new: &Cube) -> Option<Vec<Term>> {
         return None;
     }
     let mut used = vec![false; new.arity()];
-    let mut map = HashMap::new();
     let mut images = vec![];
-    subsume_rec(old, new, &lits, 0, &mut map, &mut used, &mut images)
+    subsume_rec(old, new, &lits, 0, &mut used, &mut images)
 }
 
-fn subsume_rec(
-    old: &Pattern,
-    new: &Cube,
-    lits: &HashSet<&Term>,
-    k: usize,
-    map: &mut HashMap<Term, Term>,
-    used: &mut Vec<bool>,
-    images: &mut Vec<Term>,
-) -> Option<Vec<Term>> {
+fn subsume_rec(old: &Pattern, new: &Cube, lits: &HashSet<&Term>, k: usize, used: &mut Vec<bool>, images: &mut Vec<Term>) -> Option<Vec<Term>> {
     if k == old.cube.arity() {
         // old's conditions on other processes: among new's, and among its
         // literals at new's processes outside the instance
-        let contained = others_outside(old, new, map, used).is_some_and(|ls| ls.iter().all(|l| lits.contains(l)));
+        let contained = others_outside(&old.cube, new, images, used).is_some_and(|ls| ls.iter().all(|l| lits.contains(l)));
         return contained.then(|| images.clone());
     }
-    let y = &old.cube.vars[k];
+    let vars = &old.cube.vars[..=k];
     for i in 0..new.arity() {
         if used[i] {
             continue;
         }
-        map.insert(y.clone(), new.vars[i].clone());
-        let ok = old.unary[k].iter().all(|l| facts_unary_has(new, i, l, &old.hole, lits)) && old.multi[k].iter().all(|l| lits.contains(&substitute(l, map)));
+        images.push(new.vars[i].clone());
+        let ok = old.unary[k].iter().all(|l| lits.contains(&replace(l, &old.hole, &new.vars[i]))) && old.multi[k].iter().all(|l| lits.contains(&substitute_pairs(l, vars, images)));
         if ok {
             used[i] = true;
-            images.push(new.vars[i].clone());
-            let r = subsume_rec(old, new, lits, k + 1, map, used, images);
-            images.pop();
+            let r = subsume_rec(old, new, lits, k + 1, used, images);
             used[i] = false;
             if r.is_some() {
                 return r;
             }
         }
+        images.pop();
     }
-    map.remove(y);
     None
-}
-
-/// Whether the instance of template literal `l` at variable `i` of `new` is one of `new`'s literals.
-fn facts_unary_has(new: &Cube, i: usize, l: &Term, hole: &Term, lits: &HashSet<&Term>) -> bool {
-    lits.contains(&replace(l, hole, &new.vars[i]))
 }

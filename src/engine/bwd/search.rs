@@ -7,9 +7,10 @@
 use crate::answer::{AbstractTrace, Answer, Counterexample, Edge, EdgeKind, GraphEdge, GraphNode, Hint, Limit, NodeKind, Proof, SearchGraph, Stats};
 use crate::logic::units::refuted_by_units;
 use crate::logic::{Op, Sort, Term};
-use crate::reach::fixpoint::{match_cube, subsumes, Facts, Match, Pattern};
+use crate::reach::fixpoint::{match_cube, Facts, Match, Pattern};
 use crate::reach::pre::pre_image;
 use crate::reach::safety::{index_bounds, initial_query, instantiate_all};
+use crate::reach::visited::Index;
 use crate::smt::{self, Backend, SatResult, Solver};
 use crate::system::cube::Cube;
 use crate::system::System;
@@ -112,6 +113,8 @@ pub struct Search<'a> {
     solver: Option<Box<dyn Solver>>,
     nodes: Vec<Node>,
     visited: Vec<usize>,
+    /// The visited cubes indexed for the syntactic covering test.
+    index: Index,
     /// The node of each cube met (canonical cubes: equality is identity of their terms).
     seen: HashMap<Cube, usize>,
     /// Counters and timers.
@@ -158,6 +161,7 @@ impl<'a> Search<'a> {
             solver: None,
             nodes: vec![],
             visited: vec![],
+            index: Index::default(),
             seen: HashMap::new(),
             stats: Stats::default(),
             start: Instant::now(),
@@ -389,19 +393,17 @@ impl<'a> Search<'a> {
     /// Makes the node visited, deleting the visited cubes its cube subsumes.
     fn visit(&mut self, id: usize, cube: &Cube) {
         let newp = Pattern::new(cube.clone());
-        let nodes = &mut self.nodes;
-        let mut deleted = 0;
-        self.visited.retain(|&v| match subsumes(&newp, &nodes[v].cube) {
-            Some(images) => {
-                nodes[v].deleted = Some((id, images));
-                deleted += 1;
-                false
-            }
-            None => true,
-        });
-        self.stats.deleted += deleted;
+        let deleted = self.index.remove_subsumed(&newp);
+        for (v, images) in &deleted {
+            self.nodes[*v].deleted = Some((id, images.clone()));
+        }
+        if !deleted.is_empty() {
+            self.visited.retain(|&v| self.nodes[v].deleted.is_none());
+        }
+        self.stats.deleted += deleted.len();
         tracing::debug!("visit #{id} (depth {}): {cube}", self.depth(id));
         self.visited.push(id);
+        self.index.insert(id, cube);
         self.nodes[id].fate = Fate::Visited;
         self.nodes[id].pattern = Some(newp);
         self.stats.expanded += 1;
@@ -569,10 +571,14 @@ impl<'a> Search<'a> {
     }
 
     /// Matches a cube against the visited ones: `Err` with a subsuming
-    /// instance, or the instances the solver must consider (with their
+    /// instance (the index's, else one whose literals the cube's facts
+    /// decide), or the instances the solver must consider (with their
     /// negations as clauses).
     #[allow(clippy::type_complexity)]
     fn match_visited(&mut self, cube: &Cube) -> Result<(Vec<(usize, Vec<Term>)>, Vec<Term>), (usize, Vec<Term>)> {
+        if let Some(hit) = self.index.subsumer(cube) {
+            return Err(hit);
+        }
         let facts = Facts::of(cube);
         let mut used = vec![];
         let mut clauses = vec![];
