@@ -439,7 +439,8 @@ fn subsume_rec(old: &Pattern, new: &Cube, lits: &HashSet<&Term>, k: usize, used:
             continue;
         }
         images.push(new.vars[i].clone());
-        let ok = old.unary[k].iter().all(|l| lits.contains(&replace(l, &old.hole, &new.vars[i]))) && old.multi[k].iter().all(|l| lits.contains(&substitute_pairs(l, vars, images)));
+        let ok = old.unary[k].iter().all(|l| lits.contains(&replace(l, &old.hole, &new.vars[i])))
+            && old.multi[k].iter().all(|l| lits.contains(&substitute_pairs(l, vars, images)));
         if ok {
             used[i] = true;
             let r = subsume_rec(old, new, lits, k + 1, used, images);
