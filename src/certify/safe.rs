@@ -19,6 +19,11 @@ use std::path::Path;
 pub enum Status {
     /// Shown unsatisfiable.
     Proved,
+    /// Unsatisfiable by the frame rule: the step writes no state variable
+    /// the clause reads, so the clause after it is the clause before it,
+    /// which the invariant excludes (no solver call; the formula, with
+    /// that one instance, is recorded for any solver to check).
+    Frame,
     /// A counter-model exists: the invariant is wrong.
     Failed,
     /// Neither (incomplete instantiation or solver gave up); why.
@@ -48,11 +53,15 @@ pub struct SafeCertificate {
 impl SafeCertificate {
     /// Whether every obligation was proved.
     pub fn certified(&self) -> bool {
-        self.obligations.iter().all(|o| o.status == Status::Proved)
+        self.first_gap().is_none()
     }
     /// The first obligation not proved, if any.
     pub fn first_gap(&self) -> Option<&Obligation> {
-        self.obligations.iter().find(|o| o.status != Status::Proved)
+        self.obligations.iter().find(|o| !matches!(o.status, Status::Proved | Status::Frame))
+    }
+    /// The number of obligations proved by the frame rule.
+    pub fn framed(&self) -> usize {
+        self.obligations.iter().filter(|o| o.status == Status::Frame).count()
     }
     /// Writes each obligation as an SMT-LIB script `NAME.smt2` into `dir`.
     pub fn write_smtlib(&self, dir: &Path) -> std::io::Result<()> {
@@ -335,10 +344,22 @@ pub fn certify_safe(sys: &System, proof: &Proof, backend: Backend, timeout_ms: u
     for i in 0..inv.len() {
         for ti in 0..sys.transitions.len() {
             let p = ck.consecution(i, ti, inv, &proof.hints[i]);
+            if framed(sys, &sys.transitions[ti], &inv[i]) {
+                let f = p.formula(&[ck.clause(&inv[i], &inv[i].vars)]);
+                obligations.push(Obligation { name: p.name, formula: f, status: Status::Frame });
+                continue;
+            }
             obligations.push(ck.decide(p, inv));
         }
     }
     SafeCertificate { backend, obligations }
+}
+
+/// Whether transition `t` writes no state variable that the cube reads
+/// (in its literals or its conditions on other processes).
+fn framed(sys: &System, t: &Transition, cube: &Cube) -> bool {
+    let read: Vec<Term> = std::iter::once(cube.body()).chain(cube.others.iter().cloned()).flat_map(|f| crate::logic::free_vars(&f)).collect();
+    sys.vars.iter().enumerate().all(|(v, var)| !read.contains(&var.term) || sys.next_value(t, v) == var.term)
 }
 
 /// The invariant as an SMT-LIB script defining `invariant` over the state
@@ -354,4 +375,28 @@ pub fn invariant_smtlib(sys: &System, inv: &[Cube]) -> String {
     }
     out.push_str("  true))\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A step that writes none of a clause's variables is framed; one
+    /// writing any of them (or a condition on other processes' cells) is not.
+    #[test]
+    fn frame_rule_needs_every_read_variable_unwritten() {
+        let src = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("models/directory_data.cub")).unwrap();
+        let sys = crate::frontend::parse_str(&src, crate::frontend::Format::Cubicle).unwrap().system;
+        let var = |n: &str| sys.vars.iter().find(|v| v.name() == n).unwrap().term.clone();
+        let step = |n: &str| sys.transitions.iter().find(|t| t.name == n).unwrap();
+        let z = crate::system::cube::zvar(0, &sys.index_sort());
+        let memory = Cube::plain(vec![], vec![Term::eq(&var("Mem"), &var("Curr")).not(), var("Exclusive").not()]);
+        // `Cache[z] = E` (the third constant of `I | S | E`)
+        let e = Term::enum_const(sys.vars.iter().find(|v| v.name() == "Cache").unwrap().value_sort(), 2);
+        let cached = Cube::plain(vec![z.clone()], vec![Term::eq(&Term::select(&var("Cache"), std::slice::from_ref(&z)), &e)]);
+        assert!(framed(&sys, step("evict_shared"), &memory));
+        assert!(!framed(&sys, step("write_back"), &memory));
+        assert!(!framed(&sys, step("evict_shared"), &cached));
+        assert!(framed(&sys, step("grant_shared"), &cached));
+    }
 }

@@ -172,7 +172,7 @@ fn write_files(system: &System, r: &mut CheckResult, cert: Option<&SafeCertifica
 /// marked uncertified for a proof the search checked itself, else UNKNOWN.
 fn judge(c: &SafeCertificate, self_checked: bool, checker: Backend) -> (Verdict, Certification) {
     match c.first_gap() {
-        None => (Verdict::Safe, Certification::Certified(format!("{} obligations proved by {checker}", c.obligations.len()))),
+        None => (Verdict::Safe, Certification::Certified(proved(c, checker))),
         Some(o) if o.status == Status::Failed => (
             Verdict::Unknown(format!("certification failed: obligation {} has a counter-model", o.name)),
             Certification::Uncertified(format!("{} failed", o.name)),
@@ -187,5 +187,14 @@ fn judge(c: &SafeCertificate, self_checked: bool, checker: Backend) -> (Verdict,
             };
             (Verdict::Safe, Certification::Uncertified(format!("{} unknown: {why}", o.name)))
         }
+    }
+}
+
+/// What a complete certificate says: how many obligations were proved, by
+/// which solver, and how many by the frame rule.
+fn proved(c: &SafeCertificate, checker: Backend) -> String {
+    match c.framed() {
+        0 => format!("{} obligations proved by {checker}", c.obligations.len()),
+        f => format!("{} obligations proved by {checker} ({f} of them by the frame rule: the step writes nothing the clause reads)", c.obligations.len()),
     }
 }

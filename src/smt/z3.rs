@@ -40,7 +40,17 @@ pub struct Z3Solver {
     model: Option<z3::Model>,
     /// The unsat core of the last check, if it was `Unsat`.
     core: Vec<Term>,
+    /// The time limit of a check (0: none), see [`Solver::set_timeout_ms`].
+    timeout_ms: u64,
 }
+
+/// The resource budget of a check's first attempt when a time limit is
+/// set (z3's `rlimit`, counted per check). z3 enforces a time limit with a
+/// timer thread, whose start and stop cost about as much as a small check
+/// (`sched_yield`, futex wake-ups); checks under this budget, nearly all of
+/// them (certifying FLASH: at most a few thousand units each), never start
+/// it. A check that exhausts the budget is tried again under the time limit.
+const FIRST_RLIMIT: u32 = 2_000_000;
 
 impl Default for Z3Solver {
     fn default() -> Self {
@@ -49,6 +59,15 @@ impl Default for Z3Solver {
 }
 
 impl Z3Solver {
+    /// Sets the time limit (ms; z3's "no limit" is the largest u32) and
+    /// the resource limit (0: none) of the next checks.
+    fn limit(&mut self, timeout: u32, rlimit: u32) {
+        let mut p = Params::new();
+        p.set_u32("timeout", timeout);
+        p.set_u32("rlimit", rlimit);
+        self.solver.set_params(&p);
+    }
+
     /// A fresh solver with no assertions and no time limit.
     pub fn new() -> Self {
         Z3Solver {
@@ -58,6 +77,7 @@ impl Z3Solver {
             ranges: RangeFacts::new(),
             scopes: vec![Scope::default()],
             sat: false,
+            timeout_ms: 0,
             model: None,
             core: vec![],
         }
@@ -496,7 +516,14 @@ impl Solver for Z3Solver {
                 Err(e) => return SatResult::Unknown(format!("untranslatable assumption: {e}")),
             }
         }
-        match self.solver.check_assumptions(&inds) {
+        let mut r = self.solver.check_assumptions(&inds);
+        if r == z3::SatResult::Unknown && self.timeout_ms > 0 {
+            // the budget ran out (or z3 gave up): again, under the time limit
+            self.limit(self.timeout_ms as u32, 0);
+            r = self.solver.check_assumptions(&inds);
+            self.limit(u32::MAX, FIRST_RLIMIT);
+        }
+        match r {
             z3::SatResult::Sat => {
                 self.sat = true;
                 SatResult::Sat
@@ -528,10 +555,14 @@ impl Solver for Z3Solver {
         self.core.clone()
     }
 
+    /// Each check is first tried under a resource budget, without z3's
+    /// timer (see [`FIRST_RLIMIT`]), then under the time limit.
     fn set_timeout_ms(&mut self, ms: u64) {
-        let mut p = Params::new();
-        // z3's "no limit" is the largest u32.
-        p.set_u32("timeout", if ms == 0 { u32::MAX } else { ms.min(u32::MAX as u64) as u32 });
-        self.solver.set_params(&p);
+        self.timeout_ms = ms.min(u32::MAX as u64 - 1);
+        if ms == 0 {
+            self.limit(u32::MAX, 0);
+        } else {
+            self.limit(u32::MAX, FIRST_RLIMIT);
+        }
     }
 }

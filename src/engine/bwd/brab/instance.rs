@@ -12,8 +12,71 @@ use std::collections::{HashMap, HashSet};
 /// Why a system has no explicit finite instance here.
 pub type Unsupported = String;
 
-/// A concrete state: every cell of every state variable, then the rigid constants.
+/// A state: every cell of every state variable, then the rigid constants.
+/// A cell may hold an *open value* ([`open`]): the unknown initial value
+/// of a cell the initial formula leaves free, fixed only when something
+/// reads it (Cubicle's "don't care" made exact: a state with open values
+/// stands for every way of fixing them).
 pub type State = Box<[i64]>;
+
+/// The first open value: the unknown initial value of cell `k` is `OPEN + k`.
+const OPEN: i64 = i64::MIN;
+
+/// The cell whose unknown initial value `v` is, if `v` is an open value.
+pub fn open(v: i64) -> Option<usize> {
+    (v < OPEN + (1 << 40)).then(|| (v - OPEN) as usize)
+}
+
+/// The values each open value may take, by the cell it came from.
+pub type OpenValues = HashMap<usize, Vec<i64>>;
+
+/// Why evaluating compiled code on a state stopped.
+#[derive(Debug)]
+pub enum Stuck {
+    /// The code inspects this open value: the state must be split on it
+    /// (see [`split`]).
+    Open(usize),
+    /// What the instance cannot represent.
+    Unsupported(Unsupported),
+}
+
+impl From<Unsupported> for Stuck {
+    fn from(e: Unsupported) -> Self {
+        Stuck::Unsupported(e)
+    }
+}
+
+impl From<&str> for Stuck {
+    fn from(e: &str) -> Self {
+        Stuck::Unsupported(e.to_string())
+    }
+}
+
+/// Whether a state holds an open value.
+pub fn partial(st: &[i64]) -> bool {
+    st.iter().any(|&v| open(v).is_some())
+}
+
+/// The states `st` stands for with open value `k` fixed to each of its values.
+pub fn split(st: &[i64], k: usize, open: &OpenValues) -> Vec<State> {
+    let token = OPEN + k as i64;
+    open[&k].iter().map(|&v| st.iter().map(|&x| if x == token { v } else { x }).collect()).collect()
+}
+
+/// The completions of `st` — its open values fixed — as far as `f` reads
+/// them, each with what `f` gives on it.
+pub fn completions<T>(st: State, open: &OpenValues, mut f: impl FnMut(&[i64]) -> Result<T, Stuck>) -> Result<Vec<(State, T)>, Unsupported> {
+    let mut todo = vec![st];
+    let mut out = vec![];
+    while let Some(st) = todo.pop() {
+        match f(&st) {
+            Ok(r) => out.push((st, r)),
+            Err(Stuck::Open(k)) => todo.extend(split(&st, k, open).into_iter().rev()),
+            Err(Stuck::Unsupported(e)) => return Err(e),
+        }
+    }
+    Ok(out)
+}
 
 /// A step of an instance: the transition and its parameters' processes.
 pub type Move = (usize, Box<[i64]>);
@@ -29,6 +92,8 @@ pub struct Exploration {
     pub parents: Vec<Option<(usize, Move)>>,
     /// The first state found that satisfies an unsafe cube.
     pub unsafe_state: Option<usize>,
+    /// The values of the open values the states may hold.
+    pub open: OpenValues,
 }
 
 /// A system instantiated with a fixed number of processes.
@@ -471,8 +536,21 @@ impl<'a> Instance<'a> {
         (code, c.regs)
     }
 
-    /// Evaluates compiled code on a state; `regs` holds the bound variables' values.
-    pub fn run(&self, c: &Code, st: &[i64], regs: &mut [i64]) -> Result<i64, Unsupported> {
+    /// Evaluates compiled code on a state to a value that is not open:
+    /// stuck on an open value it reads.
+    pub fn val(&self, c: &Code, st: &[i64], regs: &mut [i64]) -> Result<i64, Stuck> {
+        let v = self.run(c, st, regs)?;
+        match open(v) {
+            Some(k) => Err(Stuck::Open(k)),
+            None => Ok(v),
+        }
+    }
+
+    /// Evaluates compiled code on a state; `regs` holds the bound
+    /// variables' values. The value may be open when the code only
+    /// passes one on (a cell, a read, a branch); an operation on an open
+    /// value is stuck on it.
+    pub fn run(&self, c: &Code, st: &[i64], regs: &mut [i64]) -> Result<i64, Stuck> {
         Ok(match c {
             Code::Lit(n) => *n,
             Code::Cell(i) => st[*i],
@@ -480,7 +558,7 @@ impl<'a> Instance<'a> {
             Code::Read(base, idx) => {
                 let mut off = 0;
                 for i in idx {
-                    let x = self.run(i, st, regs)?;
+                    let x = self.val(i, st, regs)?;
                     if x < 0 || x as usize >= self.procs {
                         return Err("index out of the instance".into());
                     }
@@ -488,10 +566,10 @@ impl<'a> Instance<'a> {
                 }
                 st[base + off]
             }
-            Code::Not(x) => 1 - self.run(x, st, regs)?,
+            Code::Not(x) => 1 - self.val(x, st, regs)?,
             Code::And(xs) => {
                 for x in xs {
-                    if self.run(x, st, regs)? == 0 {
+                    if self.val(x, st, regs)? == 0 {
                         return Ok(0);
                     }
                 }
@@ -499,34 +577,43 @@ impl<'a> Instance<'a> {
             }
             Code::Or(xs) => {
                 for x in xs {
-                    if self.run(x, st, regs)? != 0 {
+                    if self.val(x, st, regs)? != 0 {
                         return Ok(1);
                     }
                 }
                 0
             }
             Code::Ite(b) => {
-                if self.run(&b.0, st, regs)? != 0 {
+                if self.val(&b.0, st, regs)? != 0 {
                     self.run(&b.1, st, regs)?
                 } else {
                     self.run(&b.2, st, regs)?
                 }
             }
-            Code::Eq(b) => (self.run(&b.0, st, regs)? == self.run(&b.1, st, regs)?) as i64,
-            Code::Lt(b) => (self.run(&b.0, st, regs)? < self.run(&b.1, st, regs)?) as i64,
-            Code::Le(b) => (self.run(&b.0, st, regs)? <= self.run(&b.1, st, regs)?) as i64,
+            Code::Eq(b) => {
+                // an open value equals itself, whatever it is
+                let (x, y) = (self.run(&b.0, st, regs)?, self.run(&b.1, st, regs)?);
+                if x != y {
+                    if let Some(k) = open(x).or(open(y)) {
+                        return Err(Stuck::Open(k));
+                    }
+                }
+                (x == y) as i64
+            }
+            Code::Lt(b) => (self.val(&b.0, st, regs)? < self.val(&b.1, st, regs)?) as i64,
+            Code::Le(b) => (self.val(&b.0, st, regs)? <= self.val(&b.1, st, regs)?) as i64,
             Code::Add(xs) => {
                 let mut s = 0i64;
                 for x in xs {
-                    s = s.checked_add(self.run(x, st, regs)?).ok_or("overflow")?;
+                    s = s.checked_add(self.val(x, st, regs)?).ok_or("overflow")?;
                 }
                 s
             }
-            Code::Neg(x) => -self.run(x, st, regs)?,
+            Code::Neg(x) => -self.val(x, st, regs)?,
             Code::Mul(xs) => {
                 let mut s = 1i64;
                 for x in xs {
-                    s = s.checked_mul(self.run(x, st, regs)?).ok_or("overflow")?;
+                    s = s.checked_mul(self.val(x, st, regs)?).ok_or("overflow")?;
                 }
                 s
             }
@@ -536,7 +623,7 @@ impl<'a> Instance<'a> {
                     for (k, d) in doms.iter().enumerate() {
                         regs[at + k] = d[combo[k]];
                     }
-                    let r = self.run(body, st, regs)?;
+                    let r = self.val(body, st, regs)?;
                     if *univ && r == 0 {
                         return Ok(0);
                     }
@@ -548,7 +635,7 @@ impl<'a> Instance<'a> {
                     }
                 }
             }
-            Code::Fail(why) => return Err(why.clone()),
+            Code::Fail(why) => return Err(Stuck::Unsupported(why.clone())),
         })
     }
 
@@ -561,7 +648,7 @@ impl<'a> Instance<'a> {
         base + off
     }
 
-    fn holds_axioms(&self, st: &[i64]) -> Result<bool, Unsupported> {
+    fn holds_axioms(&self, st: &[i64]) -> Result<bool, Stuck> {
         for (n, regs, body) in &self.axioms {
             let mut regs = vec![0i64; *regs];
             let mut combo = vec![0usize; *n];
@@ -569,7 +656,7 @@ impl<'a> Instance<'a> {
                 for (r, &p) in regs.iter_mut().zip(&combo) {
                     *r = p as i64;
                 }
-                if self.run(body, st, &mut regs)? == 0 {
+                if self.val(body, st, &mut regs)? == 0 {
                     return Ok(false);
                 }
                 if !next_combination(&mut combo, |_| self.procs) {
@@ -582,12 +669,12 @@ impl<'a> Instance<'a> {
 
     /// The first unsafe cube (and the distinct processes of its variables)
     /// that state `st` satisfies, if any.
-    pub fn unsafe_at(&self, st: &[i64]) -> Result<Option<(usize, Vec<i64>)>, Unsupported> {
+    pub fn unsafe_at(&self, st: &[i64]) -> Result<Option<(usize, Vec<i64>)>, Stuck> {
         for (k, ((n, nregs, body), maps)) in self.unsafe_.iter().zip(&self.unsafe_maps).enumerate() {
             let mut regs = vec![0i64; *nregs];
             for vals in maps {
                 regs[..*n].copy_from_slice(vals);
-                if self.run(body, st, &mut regs)? != 0 {
+                if self.val(body, st, &mut regs)? != 0 {
                     return Ok(Some((k, vals.clone())));
                 }
             }
@@ -595,8 +682,10 @@ impl<'a> Instance<'a> {
         Ok(None)
     }
 
-    /// Up to `cap` initial states, and whether they are all of them.
-    fn enumerate_initial(&self, cap: usize) -> Result<(Vec<State>, bool), Unsupported> {
+    /// Up to `cap` initial states, whether they are all of them, and the
+    /// values of their open values (the cells the initial formula leaves
+    /// free).
+    fn enumerate_initial(&self, cap: usize) -> Result<(Vec<State>, bool, OpenValues), Unsupported> {
         // The initial formula over one symbol per cell: decided by unit
         // propagation when it fixes every cell it constrains (no solver
         // started), else models enumerated by the solver.
@@ -604,20 +693,27 @@ impl<'a> Instance<'a> {
         let (f, ranges, free) = self.initial_formula(&cs)?;
         let constrained = crate::logic::free_vars(&f);
         let mut out = vec![];
+        let open: OpenValues = free.iter().filter(|(_, d)| d.len() > 1).cloned().collect();
+        let leave_open = |st: &mut Vec<i64>| {
+            for (k, dom) in &free {
+                st[*k] = if dom.len() == 1 { dom[0] } else { OPEN + *k as i64 };
+            }
+            st.clone().into_boxed_slice()
+        };
         if let Some(mut st) = self.fixed_by_units(&f, &cs, &constrained)? {
-            let all = push_combinations(&mut st, &free, &mut out, cap);
-            return Ok((out, all));
+            out.push(leave_open(&mut st));
+            return Ok((out, true, open));
         }
         let mut solver = smt::solver(Backend::Z3);
         solver.assert(&Term::and(std::iter::once(f).chain(ranges)));
         loop {
             match solver.check() {
-                SatResult::Unsat => return Ok((out, true)),
+                SatResult::Unsat => return Ok((out, true, open)),
                 SatResult::Unknown(why) => return Err(why),
                 SatResult::Sat => {}
             }
             if out.len() >= cap {
-                return Ok((out, false));
+                return Ok((out, false, open));
             }
             let mut st = vec![0i64; self.width];
             let mut block = vec![];
@@ -633,9 +729,7 @@ impl<'a> Instance<'a> {
                 });
             }
             solver.assert(&Term::and(block).not());
-            if !push_combinations(&mut st, &free, &mut out, cap) {
-                return Ok((out, false));
-            }
+            out.push(leave_open(&mut st));
         }
     }
 
@@ -792,8 +886,10 @@ impl<'a> Instance<'a> {
     }
 
     /// The successors of a state, each with the step taken to it: the
-    /// transition and the processes of its parameters.
-    pub fn successors(&self, st: &[i64]) -> Result<Vec<(Move, State)>, Unsupported> {
+    /// transition and the processes of its parameters; stuck on an open
+    /// value a guard or an update inspects. The axioms are not checked
+    /// here (see [`Instance::reachable`]).
+    pub fn successors(&self, st: &[i64]) -> Result<Vec<(Move, State)>, Stuck> {
         let mut out = vec![];
         for (ti, (step, choices)) in self.steps.iter().zip(&self.choices).enumerate() {
             let Ok(updates) = &step.updates else { continue };
@@ -808,13 +904,11 @@ impl<'a> Instance<'a> {
                         regs[np + i] = d[combo[i]];
                     }
                     // a step the instance cannot represent (an index outside it) is not taken
-                    let enabled =
-                        matches!(self.run(&step.guard, st, &mut regs), Ok(x) if x != 0) && matches!(self.uguard_holds(step, np, st, &mut regs), Ok(true));
-                    if enabled {
-                        if let Ok(next) = self.apply(updates, np + step.doms.len(), st, &mut regs) {
-                            if matches!(self.holds_axioms(&next), Ok(true)) {
-                                out.push(((ti, params.clone().into_boxed_slice()), next));
-                            }
+                    if self.enabled(step, np, st, &mut regs)? {
+                        match self.apply(updates, np + step.doms.len(), st, &mut regs) {
+                            Ok(next) => out.push(((ti, params.clone().into_boxed_slice()), next)),
+                            Err(Stuck::Open(k)) => return Err(Stuck::Open(k)),
+                            Err(Stuck::Unsupported(_)) => {}
                         }
                     }
                     if !next_combination(&mut combo, |i| step.doms[i].len()) {
@@ -826,12 +920,21 @@ impl<'a> Instance<'a> {
         Ok(out)
     }
 
-    fn uguard_holds(&self, step: &Step, np: usize, st: &[i64], regs: &mut [i64]) -> Result<bool, Unsupported> {
+    /// Whether a step's guards hold (not when the instance cannot evaluate them).
+    fn enabled(&self, step: &Step, np: usize, st: &[i64], regs: &mut [i64]) -> Result<bool, Stuck> {
+        let holds = self.val(&step.guard, st, regs).and_then(|g| if g == 0 { Ok(false) } else { self.uguard_holds(step, np, st, regs) });
+        match holds {
+            Err(Stuck::Unsupported(_)) => Ok(false),
+            other => other,
+        }
+    }
+
+    fn uguard_holds(&self, step: &Step, np: usize, st: &[i64], regs: &mut [i64]) -> Result<bool, Stuck> {
         let Some(body) = &step.uguard else { return Ok(true) };
         let j = np + step.doms.len();
         for p in 0..self.procs as i64 {
             regs[j] = p;
-            if self.run(body, st, regs)? == 0 {
+            if self.val(body, st, regs)? == 0 {
                 return Ok(false);
             }
         }
@@ -839,7 +942,7 @@ impl<'a> Instance<'a> {
     }
 
     /// The state after the updates; `top` is the first register of λ variables.
-    fn apply(&self, updates: &[(usize, usize, Code)], top: usize, st: &[i64], regs: &mut [i64]) -> Result<State, Unsupported> {
+    fn apply(&self, updates: &[(usize, usize, Code)], top: usize, st: &[i64], regs: &mut [i64]) -> Result<State, Stuck> {
         let mut next = st.to_vec();
         for (base, dims, code) in updates {
             if *dims == 0 {
@@ -857,7 +960,7 @@ impl<'a> Instance<'a> {
             }
         }
         if let Some(((lo, hi), cells)) = &self.bounds {
-            if next.iter().zip(cells).any(|(v, &b)| b && !(*lo..=*hi).contains(v)) {
+            if next.iter().zip(cells).any(|(v, &b)| b && open(*v).is_none() && !(*lo..=*hi).contains(v)) {
                 return Err("a number out of the instance's range".into());
             }
         }
@@ -866,23 +969,19 @@ impl<'a> Instance<'a> {
 
     /// Every reachable state, breadth-first, up to `cap` states, with
     /// how each was first reached (see [`Exploration`]); with `stop`, the
-    /// exploration ends at the first unsafe state found.
+    /// exploration ends at the first unsafe state found. States may hold
+    /// open values; a state is split on one when a guard, an update, an
+    /// axiom or an unsafe cube inspects it, so that exploring stays exact
+    /// while values nothing reads stay unenumerated.
     pub fn reachable(&self, cap: usize, stop: bool) -> Result<Exploration, Unsupported> {
         // beyond the cap the initial states are a sample (fine for an oracle)
-        let (init, all_init) = self.enumerate_initial(2048)?;
+        let (init, all_init, open) = self.enumerate_initial(2048)?;
         let mut seen: HashSet<State, std::hash::BuildHasherDefault<IdHasher>> = HashSet::default();
-        let mut ex = Exploration { states: vec![], complete: false, parents: vec![], unsafe_state: None };
+        let mut ex = Exploration { states: vec![], complete: false, parents: vec![], unsafe_state: None, open };
         for s in init {
-            if self.holds_axioms(&s)? && seen.insert(s.clone()) {
-                if ex.unsafe_state.is_none() && self.unsafe_at(&s)?.is_some() {
-                    ex.unsafe_state = Some(ex.states.len());
-                }
-                ex.states.push(s);
-                ex.parents.push(None);
+            if self.add(&mut ex, &mut seen, s, None)? && stop {
+                return Ok(ex);
             }
-        }
-        if stop && ex.unsafe_state.is_some() {
-            return Ok(ex);
         }
         let mut k = 0;
         let mut progress = crate::engine::Progress::new("finite instance");
@@ -891,24 +990,70 @@ impl<'a> Instance<'a> {
             if ex.states.len() >= cap || crate::engine::interrupted() || self.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
                 return Ok(ex);
             }
-            let succ = self.successors(&ex.states[k].clone())?;
+            let succ = loop {
+                match self.successors(&ex.states[k]) {
+                    Ok(succ) => break succ,
+                    Err(Stuck::Unsupported(e)) => return Err(e),
+                    // the state stands for several: it becomes the first,
+                    // the others are explored later (same parent)
+                    Err(Stuck::Open(c)) => {
+                        let mut parts = split(&ex.states[k], c, &ex.open).into_iter();
+                        ex.states[k] = parts.next().expect("an open value has values");
+                        for p in parts {
+                            if seen.insert(p.clone()) {
+                                ex.states.push(p);
+                                ex.parents.push(ex.parents[k].clone());
+                            }
+                        }
+                    }
+                }
+            };
             for (mv, s) in succ {
-                if seen.insert(s.clone()) {
-                    let bad = ex.unsafe_state.is_none() && self.unsafe_at(&s)?.is_some();
-                    if bad {
-                        ex.unsafe_state = Some(ex.states.len());
-                    }
-                    ex.states.push(s);
-                    ex.parents.push(Some((k, mv)));
-                    if bad && stop {
-                        return Ok(ex);
-                    }
+                if self.add(&mut ex, &mut seen, s, Some((k, mv)))? && stop {
+                    return Ok(ex);
                 }
             }
             k += 1;
         }
         ex.complete = all_init;
         Ok(ex)
+    }
+
+    /// Adds a state found (reached from `parent`) unless seen: its
+    /// completions as far as the axioms and the unsafe cubes read open
+    /// values, those satisfying the axioms. Whether an unsafe state was
+    /// added (then the first one is [`Exploration::unsafe_state`]).
+    fn add(
+        &self,
+        ex: &mut Exploration,
+        seen: &mut HashSet<State, std::hash::BuildHasherDefault<IdHasher>>,
+        st: State,
+        parent: Option<(usize, Move)>,
+    ) -> Result<bool, Unsupported> {
+        if !seen.insert(st.clone()) {
+            return Ok(false);
+        }
+        // per completion: none if it violates the axioms (or they cannot
+        // be evaluated on it), else whether it is unsafe
+        let judged = completions(st.clone(), &ex.open, |s| match self.holds_axioms(s) {
+            Ok(true) => Ok(Some(self.unsafe_at(s)?.is_some())),
+            Err(Stuck::Open(k)) => Err(Stuck::Open(k)),
+            _ => Ok(None),
+        })?;
+        let mut bad = false;
+        for (s, judgement) in judged {
+            let Some(unsafe_) = judgement else { continue };
+            if s != st && !seen.insert(s.clone()) {
+                continue;
+            }
+            if unsafe_ && ex.unsafe_state.is_none() {
+                ex.unsafe_state = Some(ex.states.len());
+                bad = true;
+            }
+            ex.states.push(s);
+            ex.parents.push(parent.clone());
+        }
+        Ok(bad)
     }
 
     /// The first state explored that satisfies an unsafe cube (one at the
@@ -919,7 +1064,7 @@ impl<'a> Instance<'a> {
     /// it is trusted: the caller replays it on the system.
     pub fn unsafe_trace(&self, ex: &Exploration) -> Result<Option<crate::answer::AbstractTrace>, Unsupported> {
         if let Some(k) = ex.unsafe_state {
-            let Some((cube, at)) = self.unsafe_at(&ex.states[k])? else { return Ok(None) };
+            let Some((cube, at)) = self.unsafe_at(&ex.states[k]).map_err(|e| format!("{e:?}"))? else { return Ok(None) };
             let mut moves = vec![];
             let mut cur = k;
             while let Some((parent, mv)) = &ex.parents[cur] {
@@ -977,20 +1122,61 @@ fn cell_value(v: &Term) -> Option<i64> {
     }
 }
 
-/// Pushes `st` with every combination of the free cells' values onto
-/// `out`; `false` once `out` holds `cap` states.
-fn push_combinations(st: &mut [i64], free: &Domains, out: &mut Vec<State>, cap: usize) -> bool {
-    let mut combo = vec![0usize; free.len()];
-    loop {
-        for ((k, dom), &i) in free.iter().zip(&combo) {
-            st[*k] = dom[i];
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn system(path: &str) -> System {
+        let src = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap();
+        crate::frontend::parse_str(&src, crate::frontend::Format::Cubicle).unwrap().system
+    }
+
+    /// Every state a state with open values stands for.
+    fn concrete(st: &State, open: &OpenValues) -> Vec<State> {
+        let first_open = |s: &[i64]| match s.iter().find_map(|&v| super::open(v)) {
+            Some(k) => Err(Stuck::Open(k)),
+            None => Ok(()),
+        };
+        completions(st.clone(), open, first_open).unwrap().into_iter().map(|(s, _)| s).collect()
+    }
+
+    /// Exploring with open values is exact: the states the explored ones
+    /// stand for are exactly those a plain exploration of every initial
+    /// state reaches (here 831), while fewer are explored (687), as the
+    /// data fields left free initially are only fixed where read.
+    #[test]
+    fn open_values_stand_for_exactly_the_reachable_states() {
+        let sys = system("models/directory_data.cub");
+        let inst = Instance::new(&sys, 2).unwrap();
+        let ex = inst.reachable(100_000, false).unwrap();
+        assert!(ex.complete && ex.unsafe_state.is_none());
+        assert!(ex.states.iter().any(|s| partial(s)), "some data stays open");
+        let explored: HashSet<State> = ex.states.iter().flat_map(|s| concrete(s, &ex.open)).collect();
+        // the plain exploration, from every initial state
+        let mut todo: Vec<State> = ex.states.iter().zip(&ex.parents).filter(|(_, p)| p.is_none()).flat_map(|(s, _)| concrete(s, &ex.open)).collect();
+        let mut plain: HashSet<State> = HashSet::new();
+        while let Some(s) = todo.pop() {
+            if !plain.insert(s.clone()) {
+                continue;
+            }
+            for (_, next) in inst.successors(&s).unwrap() {
+                if inst.holds_axioms(&next).unwrap() {
+                    todo.push(next);
+                }
+            }
         }
-        out.push(st.to_vec().into_boxed_slice());
-        if out.len() >= cap {
-            return false;
-        }
-        if !next_combination(&mut combo, |i| free[i].1.len()) {
-            return true;
-        }
+        assert_eq!(explored, plain);
+        assert!(ex.states.len() < plain.len(), "{} explored for {} states", ex.states.len(), plain.len());
+    }
+
+    /// A bug behind values read from free fields is found: the instance
+    /// splits its states where the guards and the unsafe cube read them.
+    #[test]
+    fn a_bug_behind_open_values_is_found() {
+        let sys = system("models/directory_data_buggy.cub");
+        let inst = Instance::new(&sys, 2).unwrap();
+        let ex = inst.reachable(100_000, true).unwrap();
+        let trace = inst.unsafe_trace(&ex).unwrap().expect("an unsafe state");
+        assert_eq!(trace.edges.len(), 4);
     }
 }

@@ -12,7 +12,7 @@ use crate::logic::instantiate::injective_maps;
 use crate::logic::{Op, Sort, Term};
 use crate::system::cube::Cube;
 use crate::system::System;
-use instance::{Code, Instance, State};
+use instance::{Code, Instance, OpenValues, State, Stuck};
 use itertools::Itertools;
 use std::collections::{HashMap, HashSet};
 
@@ -20,7 +20,10 @@ use std::collections::{HashMap, HashSet};
 /// has learnt about candidates.
 pub struct Oracle<'a> {
     inst: Instance<'a>,
+    /// The reachable states (with open values: see [`instance::State`]).
     states: Vec<State>,
+    /// The values of the states' open values.
+    open: OpenValues,
     /// Whether `states` is every reachable state of the instance.
     pub complete: bool,
     /// Per (literal, processes of its variables, those variables): the states satisfying it.
@@ -74,8 +77,8 @@ impl<'a> Oracle<'a> {
             None => (inst.reachable(cap, stop)?, None),
         };
         let unsafe_trace = inst.unsafe_trace(&ex)?;
-        let (states, complete) = (ex.states, ex.complete);
-        Ok(Oracle { inst, states, complete, sets: HashMap::new(), columns: HashMap::new(), banned: HashSet::new(), max_lits: 3, unsafe_trace, slack })
+        let (states, complete, open) = (ex.states, ex.complete, ex.open);
+        Ok(Oracle { inst, states, open, complete, sets: HashMap::new(), columns: HashMap::new(), banned: HashSet::new(), max_lits: 3, unsafe_trace, slack })
     }
 
     /// The number of reachable states found.
@@ -117,7 +120,9 @@ impl<'a> Oracle<'a> {
     }
 
     /// The states satisfying a literal whose variables stand for the given
-    /// processes, as a bit set (`None` if it cannot be evaluated).
+    /// processes, as a bit set (`None` if it cannot be evaluated); a state
+    /// whose open values the literal reads counts as satisfying it (see
+    /// [`Oracle::reached`]).
     fn set(&mut self, lit: &Term, vars: &[Term], procs: &[i64]) -> Option<&Vec<u64>> {
         let env: Vec<(Term, i64)> = vars.iter().cloned().zip(procs.iter().cloned()).filter(|(v, _)| crate::logic::occurs(v, lit)).collect();
         let key = (lit.clone(), env.iter().map(|(_, p)| *p).collect::<Vec<i64>>(), env.iter().map(|(v, _)| v.clone()).collect::<Vec<Term>>());
@@ -129,10 +134,10 @@ impl<'a> Oracle<'a> {
                     let mut bits = vec![0u64; self.states.len().div_ceil(64)];
                     let mut regs = vec![0i64; regs];
                     for (k, st) in self.states.iter().enumerate() {
-                        match self.inst.run(&code, st, &mut regs) {
+                        match self.inst.val(&code, st, &mut regs) {
                             Ok(0) => {}
-                            Ok(_) => bits[k / 64] |= 1 << (k % 64),
-                            Err(_) => return None,
+                            Ok(_) | Err(Stuck::Open(_)) => bits[k / 64] |= 1 << (k % 64),
+                            Err(Stuck::Unsupported(_)) => return None,
                         }
                     }
                     bits
@@ -165,9 +170,11 @@ impl<'a> Oracle<'a> {
         let col = |i: usize| &self.columns[&cells[i]];
         let n = self.states.len();
         let mut bits = vec![0u64; n.div_ceil(64)];
+        // a state with an open value in these cells may satisfy the literal
+        let open = |k: usize| cells.iter().any(|&c| instance::open(self.columns[&c][k]).is_some());
         let mut fill = |pred: &dyn Fn(usize) -> bool| {
             for k in 0..n {
-                if pred(k) != neg {
+                if open(k) || pred(k) != neg {
                     bits[k / 64] |= 1 << (k % 64);
                 }
             }
@@ -194,6 +201,9 @@ impl<'a> Oracle<'a> {
 
     /// Whether some reachable state satisfies the literals (over `vars`,
     /// pairwise distinct processes); `None` if they cannot be evaluated.
+    /// The literals' bit sets tell which states may; a state with open
+    /// values among them is checked exactly, its open values fixed in
+    /// every way the literals read.
     fn reached(&mut self, lits: &[Term], vars: &[Term]) -> Option<bool> {
         let procs: Vec<Term> = (0..self.inst.procs).map(|p| Term::raw(Op::Int(p as i64), vec![], Sort::Index)).collect();
         for m in injective_maps(vars, &procs) {
@@ -206,8 +216,42 @@ impl<'a> Oracle<'a> {
                     Some(a) => a.iter().zip(&s).map(|(x, y)| x & y).collect(),
                 });
             }
-            if acc.map(|a| a.iter().any(|w| *w != 0)).unwrap_or(!self.states.is_empty()) {
+            let Some(acc) = acc else {
+                if !self.states.is_empty() {
+                    return Some(true);
+                }
+                continue;
+            };
+            if self.some_satisfies(&acc, lits, vars, &ps)? {
                 return Some(true);
+            }
+        }
+        Some(false)
+    }
+
+    /// Whether a state of the bit set `hits` satisfies the literals (their
+    /// variables standing for processes `ps`): a state without open values
+    /// in the set does; others are completed as far as the literals read.
+    fn some_satisfies(&self, hits: &[u64], lits: &[Term], vars: &[Term], ps: &[i64]) -> Option<bool> {
+        let mut code = None;
+        for (w, &word) in hits.iter().enumerate() {
+            let mut word = word;
+            while word != 0 {
+                let k = w * 64 + word.trailing_zeros() as usize;
+                word &= word - 1;
+                let st = &self.states[k];
+                if !instance::partial(st) {
+                    return Some(true);
+                }
+                let (code, regs) = code.get_or_insert_with(|| {
+                    let env: Vec<(Term, i64)> = vars.iter().cloned().zip(ps.iter().cloned()).collect();
+                    self.inst.compile(&Term::and(lits.to_vec()), &env)
+                });
+                let mut regs = vec![0i64; *regs];
+                let done = instance::completions(st.clone(), &self.open, |s| self.inst.val(code, s, &mut regs)).ok()?;
+                if done.iter().any(|(_, v)| *v != 0) {
+                    return Some(true);
+                }
             }
         }
         Some(false)
@@ -233,13 +277,13 @@ impl<'a> Oracle<'a> {
             let back: HashMap<&Term, &Term> = ren.iter().map(|(a, b)| (b, a)).collect();
             return Some((c.clone(), c.vars.iter().map(|v| back[v].clone()).collect()));
         }
-        // the cube's literals, then weaker ones it implies
+        // the cube's literals, then weaker ones it implies; fewer literals first
         let pool: Vec<Term> = cube.lits.iter().cloned().chain(weakenings(cube)).collect();
         for k in 1..=n.min(self.max_lits) {
             for pick in (0..pool.len()).combinations(k) {
                 let lits: Vec<Term> = pick.iter().map(|&i| pool[i].clone()).collect();
                 let vars: Vec<Term> = cube.vars.iter().filter(|v| lits.iter().any(|l| crate::logic::occurs(v, l))).cloned().collect();
-                if vars.len() > self.inst.procs || (k == n && vars.len() == cube.arity()) {
+                if vars.len() > self.inst.procs || (k == n && vars.len() == cube.arity()) || !plausible(&lits, &cube.vars, self.inst.procs) {
                     continue;
                 }
                 let mut cands = Cube::normalize_renaming(&vars, &lits);
@@ -260,6 +304,43 @@ impl<'a> Oracle<'a> {
             }
         }
         None
+    }
+}
+
+/// Whether a set of literals is worth proposing as a candidate (Cubicle's
+/// BRAB heuristics): a literal comparing a process variable itself
+/// (`p = Owner`, `p ≠ q`) only with other literals about that process,
+/// and three or more literals with fewer array reads (see [`array_reads`])
+/// than the instance's processes (many of them make candidates that only
+/// a larger instance refutes).
+fn plausible(lits: &[Term], vars: &[Term], procs: usize) -> bool {
+    fn bare<'t>(l: &'t Term, vars: &[Term]) -> Vec<&'t Term> {
+        let atom = if *l.op() == Op::Not { &l.args()[0] } else { l };
+        if *atom.op() != Op::Eq {
+            return vec![];
+        }
+        atom.args().iter().filter(|a| vars.contains(a)).collect()
+    }
+    let bare = |l| bare(l, vars);
+    let anchored = lits
+        .iter()
+        .enumerate()
+        .all(|(i, l)| bare(l).iter().all(|v| lits.iter().enumerate().any(|(j, m)| j != i && bare(m).is_empty() && crate::logic::occurs(v, m))));
+    let arrays: usize = lits.iter().map(array_reads).sum();
+    anchored && (lits.len() < 3 || arrays < procs)
+}
+
+/// How many array reads a literal compares with symbols (Cubicle's count:
+/// `A[p] = C`, `A[p] < x` and a Boolean `A[p]` count one, `A[p] = B[q]`
+/// two, `A[p] = 3` none).
+fn array_reads(l: &Term) -> usize {
+    let atom = if *l.op() == Op::Not { &l.args()[0] } else { l };
+    match atom.op() {
+        Op::Select => 1,
+        Op::Eq | Op::Lt | Op::Le if !atom.args().iter().any(|a| matches!(a.op(), Op::Int(_) | Op::Real(..))) => {
+            atom.args().iter().filter(|a| *a.op() == Op::Select).count()
+        }
+        _ => 0,
     }
 }
 
@@ -316,6 +397,32 @@ pub fn applicable(sys: &System) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A literal comparing a process variable itself needs another literal
+    /// about that process; three literals may compare array reads with
+    /// symbols at most `procs - 1` times.
+    #[test]
+    fn candidates_follow_cubicles_heuristics() {
+        let (z1, z2) = (Term::var("z1", Sort::Index), Term::var("z2", Sort::Index));
+        let owner = Term::var("Owner", Sort::Index);
+        let arr = Term::var("A", Sort::array(vec![Sort::Index], Sort::Bool));
+        let (busy, dirty) = (Term::var("Busy", Sort::Bool), Term::var("Dirty", Sort::Bool));
+        let a = |z: &Term| Term::select(&arr, std::slice::from_ref(z));
+        let vars = [z1.clone(), z2.clone()];
+        // `Owner ≠ z2` alone says nothing about z2's state
+        assert!(!plausible(&[a(&z1), Term::eq(&owner, &z2).not()], &vars, 2));
+        assert!(plausible(&[a(&z2), Term::eq(&owner, &z2).not()], &vars, 2));
+        assert!(!plausible(&[Term::eq(&z1, &z2).not(), a(&z1)], &vars, 2));
+        // three literals, two of them array reads
+        assert!(!plausible(&[a(&z1), a(&z2), busy.clone()], &vars, 2));
+        assert!(plausible(&[a(&z1), a(&z2), busy.clone()], &vars, 3));
+        assert!(plausible(&[a(&z1), dirty.clone(), busy.clone()], &vars, 2));
+        assert!(plausible(&[a(&z1), a(&z2)], &vars, 2));
+        // reads compared with numbers do not count
+        let num = Term::var("N", Sort::array(vec![Sort::Index], Sort::Int));
+        let n = |z: &Term, k: i64| Term::eq(&Term::select(&num, std::slice::from_ref(z)), &Term::int(k));
+        assert!(plausible(&[n(&z1, 3), n(&z2, 4), busy.clone()], &vars, 2));
+    }
 
     /// `ts = Timer + Tick + Tick ∧ 0 < Tick` is weakened to `Timer < ts`;
     /// `Timer = 1` to `0 < Timer`; nothing else is proposed.
