@@ -342,9 +342,10 @@ pub fn certify_safe(sys: &System, proof: &Proof, backend: Backend, timeout_ms: u
         obligations.push(ck.decide(p, inv));
     }
     for i in 0..inv.len() {
+        let read = reads(&inv[i]);
         for ti in 0..sys.transitions.len() {
             let p = ck.consecution(i, ti, inv, &proof.hints[i]);
-            if framed(sys, &sys.transitions[ti], &inv[i]) {
+            if framed(sys, &sys.transitions[ti], &read) {
                 let f = p.formula(&[ck.clause(&inv[i], &inv[i].vars)]);
                 obligations.push(Obligation { name: p.name, formula: f, status: Status::Frame });
                 continue;
@@ -355,11 +356,14 @@ pub fn certify_safe(sys: &System, proof: &Proof, backend: Backend, timeout_ms: u
     SafeCertificate { backend, obligations }
 }
 
-/// Whether transition `t` writes no state variable that the cube reads
-/// (in its literals or its conditions on other processes).
-fn framed(sys: &System, t: &Transition, cube: &Cube) -> bool {
-    let read: Vec<Term> = std::iter::once(cube.body()).chain(cube.others.iter().cloned()).flat_map(|f| crate::logic::free_vars(&f)).collect();
-    sys.vars.iter().enumerate().all(|(v, var)| !read.contains(&var.term) || sys.next_value(t, v) == var.term)
+/// The symbols a cube reads (in its literals or its conditions on other processes).
+fn reads(cube: &Cube) -> Vec<Term> {
+    std::iter::once(cube.body()).chain(cube.others.iter().cloned()).flat_map(|f| crate::logic::free_vars(&f)).collect()
+}
+
+/// Whether transition `t` writes none of the state variables `read`.
+fn framed(sys: &System, t: &Transition, read: &[Term]) -> bool {
+    t.updates.iter().all(|u| !read.contains(&sys.vars[u.var].term) || u.value == sys.vars[u.var].term)
 }
 
 /// The invariant as an SMT-LIB script defining `invariant` over the state
@@ -394,9 +398,9 @@ mod tests {
         // `Cache[z] = E` (the third constant of `I | S | E`)
         let e = Term::enum_const(sys.vars.iter().find(|v| v.name() == "Cache").unwrap().value_sort(), 2);
         let cached = Cube::plain(vec![z.clone()], vec![Term::eq(&Term::select(&var("Cache"), std::slice::from_ref(&z)), &e)]);
-        assert!(framed(&sys, step("evict_shared"), &memory));
-        assert!(!framed(&sys, step("write_back"), &memory));
-        assert!(!framed(&sys, step("evict_shared"), &cached));
-        assert!(framed(&sys, step("grant_shared"), &cached));
+        assert!(framed(&sys, step("evict_shared"), &reads(&memory)));
+        assert!(!framed(&sys, step("write_back"), &reads(&memory)));
+        assert!(!framed(&sys, step("evict_shared"), &reads(&cached)));
+        assert!(framed(&sys, step("grant_shared"), &reads(&cached)));
     }
 }

@@ -171,7 +171,8 @@ impl<'a> Oracle<'a> {
         let n = self.states.len();
         let mut bits = vec![0u64; n.div_ceil(64)];
         // a state with an open value in these cells may satisfy the literal
-        let open = |k: usize| cells.iter().any(|&c| instance::open(self.columns[&c][k]).is_some());
+        let cols: Vec<&Vec<i64>> = cells.iter().map(|c| &self.columns[c]).collect();
+        let open = |k: usize| cols.iter().any(|col| instance::open(col[k]).is_some());
         let mut fill = |pred: &dyn Fn(usize) -> bool| {
             for k in 0..n {
                 if open(k) || pred(k) != neg {
