@@ -6,7 +6,7 @@
 use arrax::logic::{collect, free_vars, substitute, EnumDef, EnumValues, Op, Sort, Term};
 use arrax::smt::cvc5::Cvc5Solver;
 use arrax::smt::{solver, Backend, SatResult, Solver};
-use std::collections::HashMap;
+use arrax::HashMap;
 use std::rc::Rc;
 use std::time::Instant;
 
@@ -56,7 +56,7 @@ fn data() -> Sort {
 /// Whether the solver's model satisfies `f`: `Some` when substituting the
 /// values of its variables and array reads simplifies it to a literal.
 fn model_holds(s: &mut dyn Solver, f: &Term) -> Option<bool> {
-    let mut map = HashMap::new();
+    let mut map = HashMap::default();
     for v in free_vars(f) {
         if v.sort().as_array().is_none() {
             if let Some(val) = s.value(&v) {

@@ -30,7 +30,8 @@
 use crate::answer::{Execution, Replayed};
 use crate::logic::{collect, occurs, substitute, Op, Sort, Term};
 use crate::system::{Quantified, System};
-use std::collections::{BTreeSet, HashMap};
+use crate::HashMap;
+use std::collections::BTreeSet;
 use std::time::Instant;
 
 /// How an error of [`replay_until`] at its deadline starts.
@@ -42,28 +43,7 @@ const LAST_STEPS: u64 = 3;
 /// Largest number of instances of one initial formula.
 const MAX_INSTANCES: usize = 10_000_000;
 
-/// A multiplicative hasher for term ids and cell indices (small integers).
-#[derive(Default)]
-struct Fx(u64);
-
-impl std::hash::Hasher for Fx {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0.rotate_left(5) ^ *b as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.0 = (self.0.rotate_left(5) ^ n as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write_i64(&mut self, n: i64) {
-        self.0 = (self.0.rotate_left(5) ^ n as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-type Map<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fx>>;
+type Map<K, V> = HashMap<K, V>;
 
 /// The most dimensions of an array the replay reads and writes.
 const DIMS: usize = 4;
@@ -381,7 +361,7 @@ fn check_initial(env: &mut Env, q: &Quantified) -> Result<(), String> {
     }
     // variables may occur only as whole indices of array reads
     let reads = collect(&body, &|t: &Term| matches!(t.op(), Op::Select) && t.args()[1..].iter().any(|i| used.contains(i)));
-    let mut holes = HashMap::new();
+    let mut holes = HashMap::default();
     for (k, r) in reads.iter().enumerate() {
         if !r.args()[1..].iter().all(|i| used.contains(i)) {
             return Err(format!("initial formula {body}: index variables inside index expressions"));
@@ -460,7 +440,7 @@ pub fn replay_until(sys: &System, ex: &Execution, deadline: Option<Instant>) -> 
     let mut accelerated = 0;
     let mut news: Vec<(Term, i64)> = vec![];
     let mut writes: Vec<(Term, Key, i64)> = vec![];
-    let mut point_cache: HashMap<Term, Vec<Vec<Term>>> = HashMap::new();
+    let mut point_cache: HashMap<Term, Vec<Vec<Term>>> = HashMap::default();
     for &(ti, reps) in &ex.steps {
         let t = sys.transitions.get(ti).ok_or("a step names no transition")?;
         if t.uguard.is_some() {
@@ -661,7 +641,7 @@ impl<'s> Machine<'s> {
     /// variable and constant must be given; the initial formula is not
     /// checked here).
     pub fn new(sys: &'s System, scalars: &[(Term, i64)], arrays: &[crate::answer::ArrayContent]) -> Result<Machine<'s>, String> {
-        Ok(Machine { sys, env: initial_env(sys, scalars, arrays)?, points: HashMap::new(), steps: 0 })
+        Ok(Machine { sys, env: initial_env(sys, scalars, arrays)?, points: HashMap::default(), steps: 0 })
     }
 
     /// The value of `t` in the current state, the symbols of `inputs`

@@ -13,7 +13,7 @@ use crate::logic::instantiate::all_maps;
 use crate::logic::{collect, substitute, Op, Term};
 use crate::smt::{self, Backend, SatResult};
 use crate::system::horn::Clauses;
-use std::collections::HashMap;
+use crate::HashMap;
 
 /// What the check of a model found.
 #[derive(Clone, Debug, PartialEq, Eq)]

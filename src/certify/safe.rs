@@ -10,7 +10,7 @@ use crate::logic::{substitute, Term};
 use crate::smt::{self, Backend, SatResult};
 use crate::system::cube::Cube;
 use crate::system::{IndexKind, Quantified, System, Transition};
-use std::collections::HashMap;
+use crate::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -239,7 +239,7 @@ impl<'a> SafeChecker<'a> {
         if terms.is_empty() {
             terms.push(Term::var("w!0", self.sys.index_sort()));
         }
-        let id = HashMap::new();
+        let id = HashMap::default();
         let mut base = vec![cube.body(), Term::distinct(&cube.vars)];
         base.extend(self.forall_instances(&self.sys.initial, &terms, &id));
         base.extend(self.forall_instances(&self.sys.axioms, &terms, &id));
@@ -251,7 +251,7 @@ impl<'a> SafeChecker<'a> {
     fn exclusion(&self, k: usize, u: &Quantified, inv: &[Cube]) -> Pending {
         let mut terms = u.vars.clone();
         terms.extend(self.index_scalars());
-        let id = HashMap::new();
+        let id = HashMap::default();
         let mut base = vec![u.body(), Term::distinct(&u.vars)];
         base.extend(self.forall_instances(&self.sys.axioms, &terms, &id));
         base.extend(self.bounds(&terms));
@@ -275,7 +275,7 @@ impl<'a> SafeChecker<'a> {
                 terms.push(n);
             }
         }
-        let id = HashMap::new();
+        let id = HashMap::default();
         let mut base = vec![Term::distinct(&cube.vars), Term::distinct(&xs), substitute(&t.guard, &pmap), substitute(&cube.body(), &next)];
         // integer indices: the index terms read in the obligation too (the
         // instantiation set of the array property fragment)
@@ -306,7 +306,7 @@ impl<'a> SafeChecker<'a> {
         // hinted instances, translated from the pre-image's variables
         let mut hinted = vec![];
         for h in hints.iter().filter(|h| h.edge.transition == ti) {
-            let mut tr: HashMap<Term, Term> = HashMap::new();
+            let mut tr: HashMap<Term, Term> = HashMap::default();
             for (q, v) in h.edge.succ_vars.iter().enumerate() {
                 tr.insert(v.clone(), cube.vars[q].clone());
             }

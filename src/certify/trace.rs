@@ -10,7 +10,7 @@ use crate::logic::instantiate::all_maps;
 use crate::logic::{substitute, Op, Sort, Term};
 use crate::smt::{self, Backend, SatResult};
 use crate::system::{System, Transition};
-use std::collections::HashMap;
+use crate::HashMap;
 
 fn proc_lit(p: usize, isort: &Sort) -> Term {
     Term::raw(Op::Int(p as i64), vec![], isort.clone())
@@ -231,7 +231,7 @@ pub fn replay(sys: &System, trace: &AbstractTrace, backend: Backend, timeout_ms:
         let ids = identifiers(sys, procs);
         let mut lits = Literals::default();
         // read the concrete states off the model
-        let mut vals: HashMap<Term, Term> = HashMap::new();
+        let mut vals: HashMap<Term, Term> = HashMap::default();
         let mut numbers = vec![];
         for p in &u.named {
             let v = solver.value(p).ok_or("no model value for a process")?;

@@ -5,7 +5,7 @@
 use super::{Arg, Expr, Unsupported};
 use crate::logic::{conjuncts, occurs, substitute, Op, Sort, Term};
 use crate::system::{IndexKind, System};
-use std::collections::HashMap;
+use crate::HashMap;
 
 /// The value given to the first parameter that a transition does not use
 /// (the next ones get the next numbers): far from the indices programs use,
@@ -246,7 +246,7 @@ fn offset(e: Expr, k: i64) -> Expr {
 /// when making all of them false does not give `a[js]` back.
 fn update_points(body: &Term, array: &Term, js: &[Term]) -> Option<Vec<Vec<Term>>> {
     let mut points: Vec<Vec<Term>> = vec![vec![]; js.len()];
-    let mut atoms: HashMap<Term, Term> = HashMap::new();
+    let mut atoms: HashMap<Term, Term> = HashMap::default();
     let eqs = crate::logic::collect(body, &|t: &Term| matches!(t.op(), Op::Eq));
     for eq in eqs {
         let a = eq.args();
@@ -323,7 +323,7 @@ type Dispatch = Option<(usize, i64, i64)>;
 
 impl Slots {
     fn of(sys: &System) -> Result<Slots, Unsupported> {
-        let mut out = Slots { scalars: HashMap::new(), arrays: HashMap::new(), scalar_terms: vec![], array_vars: vec![], scalar_sorts: vec![] };
+        let mut out = Slots { scalars: HashMap::default(), arrays: HashMap::default(), scalar_terms: vec![], array_vars: vec![], scalar_sorts: vec![] };
         for (i, v) in sys.vars.iter().enumerate() {
             if v.is_array {
                 let dims = v.term.sort().as_array().map(|a| a.index.len()).unwrap_or(1);
@@ -355,7 +355,7 @@ impl Slots {
     /// The initial states: ranges narrowed by the literals on scalars, the
     /// arrays' defaults, the ground literals to check.
     fn initial(&self, sys: &System) -> Result<Initial, Unsupported> {
-        let top = self.scope(HashMap::new());
+        let top = self.scope(HashMap::default());
         let mut scalar_init: Vec<Range> = Vec::new();
         for s in &self.scalar_sorts {
             let (lo, hi) = sort_range(s)?;
@@ -453,7 +453,7 @@ impl Slots {
     /// free of inputs); an unused parameter is any value distinct from the
     /// others.
     fn bounds(&self, v: &Term, inputs: &[Term], unused: &[&Term], lits: &[Term]) -> Result<Bounds, Unsupported> {
-        let top = self.scope(HashMap::new());
+        let top = self.scope(HashMap::default());
         let (lo, hi) = sort_range(v.sort())?;
         let mut b = Bounds { range: (lo, hi), ..Bounds::default() };
         if let Some(k) = unused.iter().position(|p| *p == v) {
@@ -538,7 +538,7 @@ impl Slots {
     /// The unsafe cubes compiled (literals on scalars only first, a cheap
     /// rejection), and the values of the dispatch variable where one may hold.
     fn unsafe_cubes(&self, sys: &System, dispatch: Dispatch, places: usize) -> Result<(Vec<Expr>, Vec<bool>), Unsupported> {
-        let top = self.scope(HashMap::new());
+        let top = self.scope(HashMap::default());
         let mut unsafe_ = vec![];
         let mut unsafe_at = vec![false; places];
         for q in &sys.unsafe_ {
@@ -648,7 +648,7 @@ fn array_literal(lit: &Term, vars: &[Term], arrays: &HashMap<Term, usize>, init:
     let [read] = reads.as_slice() else { return Err(bad()) };
     let (a, idx) = (&read.args()[0], &read.args()[1..]);
     let Some(&slot) = arrays.get(a) else { return Err(bad()) };
-    if idx.len() > vars.len() || idx.iter().any(|i| !vars.contains(i)) || idx.iter().collect::<std::collections::HashSet<_>>().len() != idx.len() {
+    if idx.len() > vars.len() || idx.iter().any(|i| !vars.contains(i)) || idx.iter().collect::<crate::HashSet<_>>().len() != idx.len() {
         return Err(bad());
     }
     let Some(side) = side_of(lit, read).or_else(|| bool_side(lit, read)) else { return Err(bad()) };

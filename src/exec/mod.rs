@@ -22,7 +22,7 @@ mod compile;
 
 pub use compile::{compile, ArrayUpdate, Bounds, Program, Range, Step};
 
-use std::collections::HashMap;
+use crate::HashMap;
 
 /// Why an evaluation cannot go on (the run is abandoned, never wrong).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,7 +160,7 @@ pub struct Cells {
 impl Cells {
     /// An array whose cells all hold `default`, or (`None`) are chosen in `lo..=hi` when read.
     pub fn new(default: Option<i64>, lo: i64, hi: i64) -> Cells {
-        Cells { default, lo, hi, dense: vec![], known: vec![], sparse: HashMap::new() }
+        Cells { default, lo, hi, dense: vec![], known: vec![], sparse: HashMap::default() }
     }
     fn get(&self, idx: Idx) -> Option<i64> {
         if flat(&idx) && (0..self.dense.len() as i64).contains(&idx[0]) {

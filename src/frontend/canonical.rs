@@ -38,7 +38,7 @@ use super::{Diagnostic, Parsed};
 use crate::logic::print::{op_name, symbol};
 use crate::logic::{EnumDef, EnumValues, Op, Sort, Term};
 use crate::system::{IndexKind, Quantified, StateVar, System, Transition, Update};
-use std::collections::HashMap;
+use crate::HashMap;
 use std::rc::Rc;
 
 /// Prints terms canonically, remembering the text of shared subterms.
@@ -125,7 +125,7 @@ fn string_literal(s: &str) -> String {
 
 /// The canonical print of a whole system (see the module documentation).
 pub fn print(sys: &System) -> String {
-    let mut p = Printer { memo: HashMap::new() };
+    let mut p = Printer { memo: HashMap::default() };
     let mut items = vec![format!("(index {})", sys.index_kind().keyword())];
     for e in &sys.enums {
         let values = match &e.values {

@@ -9,7 +9,7 @@
 use super::sexp::{Sexp, SexpKind};
 use super::Diagnostic;
 use crate::logic::{Sort, Term};
-use std::collections::HashMap;
+use crate::HashMap;
 
 /// What a symbol stands for.
 #[derive(Clone, Debug)]
@@ -108,11 +108,11 @@ impl<'a> Env<'a> {
     /// An empty environment for `src` whose process indices have sort `index_sort`
     /// (named `proc` in binders).
     pub fn new(src: &'a str, index_sort: Sort) -> Self {
-        let mut sorts = HashMap::new();
+        let mut sorts = HashMap::default();
         sorts.insert("proc".to_string(), index_sort.clone());
         Env {
             src,
-            names: HashMap::new(),
+            names: HashMap::default(),
             scopes: vec![vec![]],
             sorts,
             index_sort,
@@ -122,7 +122,7 @@ impl<'a> Env<'a> {
             horn: false,
             process_consts: vec![],
             warnings: vec![],
-            predicates: HashMap::new(),
+            predicates: HashMap::default(),
             applications: vec![],
         }
     }

@@ -2,14 +2,14 @@
 //! the maps that the safety, covering and certification tests enumerate.
 
 use crate::logic::{substitute, Term};
-use std::collections::HashMap;
+use crate::HashMap;
 
 /// Every injective map from `from` into `to`, as substitutions
 /// (`|to|! / (|to| - |from|)!` of them; none when `|from| > |to|`).
 pub fn injective_maps(from: &[Term], to: &[Term]) -> Vec<HashMap<Term, Term>> {
     let mut out = vec![];
     let mut used = vec![false; to.len()];
-    let mut cur = HashMap::new();
+    let mut cur = HashMap::default();
     inj_rec(from, to, 0, &mut used, &mut cur, &mut out);
     out
 }
@@ -32,7 +32,7 @@ fn inj_rec(from: &[Term], to: &[Term], k: usize, used: &mut Vec<bool>, cur: &mut
 
 /// Every map (not necessarily injective) from `from` into `to`.
 pub fn all_maps(from: &[Term], to: &[Term]) -> Vec<HashMap<Term, Term>> {
-    let mut out = vec![HashMap::new()];
+    let mut out = vec![HashMap::default()];
     for v in from {
         let mut next = vec![];
         for m in &out {

@@ -9,6 +9,7 @@ pub mod subst;
 pub mod term;
 pub mod units;
 
+pub use print::text;
 pub use sort::{ArraySort, EnumDef, EnumValues, Sort};
 pub use subst::{collect, conjuncts, free_vars, occurs, rename, rename_bound, replace, substitute, substitute_pairs};
 pub use term::{BitKind, Bits, Op, Term};

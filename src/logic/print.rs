@@ -98,3 +98,28 @@ impl fmt::Display for Term {
         }
     }
 }
+
+thread_local! {
+    /// The printed forms computed so far, by term id.
+    static TEXTS: std::cell::RefCell<Vec<Option<std::rc::Rc<str>>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The printed form of a term, computed once per term (terms are interned
+/// for the whole run, so the memo lives as long as they do). For orders
+/// that must not depend on the run, which compare the same literals again
+/// and again.
+pub fn text(t: &Term) -> std::rc::Rc<str> {
+    let id = t.id() as usize;
+    if let Some(s) = TEXTS.with(|m| m.borrow().get(id).cloned().flatten()) {
+        return s;
+    }
+    let s: std::rc::Rc<str> = t.to_string().into();
+    TEXTS.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() <= id {
+            m.resize(id + 1, None);
+        }
+        m[id] = Some(s.clone());
+    });
+    s
+}

@@ -7,7 +7,8 @@
 //! elsewhere (under an array read, with a non-unit coefficient) stays.
 
 use crate::logic::{occurs, substitute, Op, Sort, Term};
-use std::collections::{BTreeMap, HashMap};
+use crate::HashMap;
+use std::collections::BTreeMap;
 
 /// A linear integer expression `Σ cᵢ·tᵢ + k` over atoms `tᵢ` (variables,
 /// array reads, any non-arithmetic integer term).

@@ -2,7 +2,7 @@
 //! collecting subterms of a given shape.
 
 use super::term::{Op, Term};
-use std::collections::{HashMap, HashSet};
+use crate::{HashMap, HashSet};
 
 /// Replaces every occurrence of a key of `map` in `t` by its value
 /// (simultaneously; variables bound inside `t` are not replaced), and
@@ -11,7 +11,7 @@ pub fn substitute(t: &Term, map: &HashMap<Term, Term>) -> Term {
     if map.is_empty() {
         return t.clone();
     }
-    let mut cache = HashMap::new();
+    let mut cache = HashMap::default();
     subst_rec(t, map, &mut cache)
 }
 
@@ -106,7 +106,7 @@ pub fn conjuncts(t: &Term) -> Vec<Term> {
 /// uses), so that substituting terms over those names into it captures
 /// nothing.
 pub fn rename_bound(t: &Term, avoid: &[String]) -> Term {
-    rename_bound_rec(t, avoid, &mut HashMap::new())
+    rename_bound_rec(t, avoid, &mut HashMap::default())
 }
 
 fn rename_bound_rec(t: &Term, avoid: &[String], memo: &mut HashMap<Term, Term>) -> Term {
@@ -117,8 +117,8 @@ fn rename_bound_rec(t: &Term, avoid: &[String], memo: &mut HashMap<Term, Term>) 
         Op::Forall(vs) | Op::Exists(vs) | Op::Lambda(vs) => {
             let body = &t.args()[0];
             let mut used = vec![];
-            names_in(body, &mut HashSet::new(), &mut used);
-            let mut map = HashMap::new();
+            names_in(body, &mut HashSet::default(), &mut used);
+            let mut map = HashMap::default();
             let fresh: Vec<Term> = vs
                 .iter()
                 .map(|v| {
@@ -171,7 +171,7 @@ pub fn rename(t: &Term, f: impl Fn(&Term) -> Option<Term>) -> Term {
 /// The free variables and constant symbols of `t`, in order of first occurrence.
 pub fn free_vars(t: &Term) -> Vec<Term> {
     let mut out = vec![];
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     fv_rec(t, &mut vec![], &mut seen, &mut out);
     out
 }
@@ -204,7 +204,7 @@ fn fv_rec(t: &Term, bound: &mut Vec<Term>, seen: &mut HashSet<Term>, out: &mut V
 /// post-order of first occurrence; does not look inside binders.
 pub fn collect(t: &Term, pred: &impl Fn(&Term) -> bool) -> Vec<Term> {
     let mut out = vec![];
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     collect_rec(t, pred, &mut seen, &mut out);
     out
 }

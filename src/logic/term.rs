@@ -8,8 +8,8 @@
 //! form; [`Term::raw`] builds a node exactly as given.
 
 use super::sort::{EnumValues, Sort};
+use crate::HashMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::rc::Rc;
@@ -177,10 +177,18 @@ impl fmt::Debug for Term {
     }
 }
 
-type Key = (Op, Box<[Term]>, Sort);
-
 thread_local! {
-    static TABLE: RefCell<HashMap<Key, Term>> = RefCell::new(HashMap::new());
+    /// Every node made on this thread, found by its content.
+    static TABLE: RefCell<hashbrown::HashTable<Term>> = const { RefCell::new(hashbrown::HashTable::new()) };
+}
+
+/// The hash of a node's content.
+fn content_hash(op: &Op, args: &[Term], sort: &Sort) -> u64 {
+    let mut h = rustc_hash::FxHasher::default();
+    op.hash(&mut h);
+    args.hash(&mut h);
+    sort.hash(&mut h);
+    h.finish()
 }
 
 /// The number of distinct terms interned so far on this thread.
@@ -199,15 +207,15 @@ fn gcd(a: i64, b: i64) -> i64 {
 impl Term {
     /// Interns a node exactly as given (no simplification).
     pub fn raw(op: Op, args: Vec<Term>, sort: Sort) -> Term {
-        let key: Key = (op, args.into_boxed_slice(), sort);
+        let hash = content_hash(&op, &args, &sort);
         TABLE.with(|t| {
             let mut t = t.borrow_mut();
-            if let Some(n) = t.get(&key) {
+            if let Some(n) = t.find(hash, |n| n.0.op == op && *n.0.args == *args && n.0.sort == sort) {
                 return n.clone();
             }
             let id = t.len() as u32;
-            let node = Term(Rc::new(Node { id, op: key.0.clone(), args: key.1.clone(), sort: key.2.clone() }));
-            t.insert(key, node.clone());
+            let node = Term(Rc::new(Node { id, op, args: args.into_boxed_slice(), sort }));
+            t.insert_unique(hash, node.clone(), |n| content_hash(&n.0.op, &n.0.args, &n.0.sort));
             node
         })
     }

@@ -7,7 +7,7 @@
 use super::subst::{conjuncts, substitute};
 use super::term::{Op, Term};
 use super::Sort;
-use std::collections::HashMap;
+use crate::HashMap;
 
 /// Whether unit propagation shows the conjunction `f` unsatisfiable
 /// (`false`: not shown, the solver must decide).
@@ -16,7 +16,7 @@ pub fn refuted_by_units(f: &Term) -> bool {
         return true;
     }
     let parts = conjuncts(f);
-    let mut units: HashMap<Term, Term> = HashMap::new();
+    let mut units: HashMap<Term, Term> = HashMap::default();
     for p in &parts {
         let Some((t, v)) = unit(p) else { continue };
         match units.get(&t) {
@@ -36,7 +36,7 @@ pub fn refuted_by_units(f: &Term) -> bool {
 /// with them. `None` when they do not decide it (the solver must).
 pub fn solved_by_units(f: &Term) -> Option<HashMap<Term, Term>> {
     let parts = conjuncts(f);
-    let mut units: HashMap<Term, Term> = HashMap::new();
+    let mut units: HashMap<Term, Term> = HashMap::default();
     for p in &parts {
         if binds(p) {
             return None;

@@ -105,7 +105,7 @@ pub(crate) fn location_test(guard: &Term, x: &Term) -> Option<Term> {
 /// pairs each location literal `pc = l` with the facts `c ≤ x` holding
 /// there; both are literals, and `pc = l ∧ x < c` is unreachable.
 pub fn location_facts(sys: &System) -> Vec<(Term, Vec<Term>)> {
-    use std::collections::HashMap;
+    use crate::HashMap;
     let Some(pcv) = control_variable(sys) else { return vec![] };
     let pc = sys.vars[pcv].term.clone();
     let ints: Vec<usize> = (0..sys.vars.len()).filter(|&k| !sys.vars[k].is_array && *sys.vars[k].term.sort() == Sort::Int).collect();
@@ -115,13 +115,13 @@ pub fn location_facts(sys: &System) -> Vec<(Term, Vec<Term>)> {
         sys.initial.iter().filter(|q| q.vars.is_empty() || q.lits.iter().all(|l| q.vars.iter().all(|v| !occurs(v, l)))).flat_map(|q| q.lits.iter()).collect();
     let entry = init_lits.iter().find_map(|l| location_test(l, &pc));
     let Some(entry) = entry else { return vec![] };
-    let mut start = Bounds::new();
+    let mut start = Bounds::default();
     for &k in &ints {
         if let Some(c) = constant_of(init_lits.iter().copied(), &sys.vars[k].term) {
             start.insert(k, c);
         }
     }
-    let mut at: HashMap<Term, Bounds> = HashMap::new();
+    let mut at: HashMap<Term, Bounds> = HashMap::default();
     at.insert(entry.clone(), start);
     let mut rounds = 0;
     loop {
@@ -131,7 +131,7 @@ pub fn location_facts(sys: &System) -> Vec<(Term, Vec<Term>)> {
             let src = location_test(&t.guard, &pc).unwrap();
             let Some(before) = at.get(&src).cloned() else { continue };
             let dst = t.updates.iter().find(|u| u.var == pcv).map(|u| u.value.clone()).unwrap_or(src.clone());
-            let mut after = Bounds::new();
+            let mut after = Bounds::default();
             for &k in &ints {
                 let x = &sys.vars[k].term;
                 let value = sys.next_value(t, k);
@@ -221,8 +221,9 @@ fn differences(
     ints: &[usize],
     entry: &Term,
     init: &[&Term],
-) -> std::collections::HashMap<Term, std::collections::BTreeMap<(usize, usize, i64), i64>> {
-    use std::collections::{BTreeMap, HashMap};
+) -> crate::HashMap<Term, std::collections::BTreeMap<(usize, usize, i64), i64>> {
+    use crate::HashMap;
+    use std::collections::BTreeMap;
     // (x, y, m) stands for `x - m·y`, (x, x, 0) for the value of x
     type Facts = BTreeMap<(usize, usize, i64), i64>;
     let pc = sys.vars[pcv].term.clone();
@@ -271,7 +272,7 @@ fn differences(
         }
         Some(l)
     };
-    let mut at: HashMap<Term, Facts> = HashMap::new();
+    let mut at: HashMap<Term, Facts> = HashMap::default();
     at.insert(entry.clone(), start);
     for _ in 0..100 {
         let mut changed = false;

@@ -11,7 +11,7 @@
 
 use crate::logic::{occurs, replace, substitute, substitute_pairs, Op, Sort, Term};
 use crate::system::cube::{other, resolve_distinct, Cube};
-use std::collections::{HashMap, HashSet};
+use crate::{HashMap, HashSet};
 
 /// The new cube's facts, for evaluating instances of visited cubes.
 pub struct Facts {
@@ -40,7 +40,7 @@ impl Facts {
     /// The facts of a cube.
     pub fn of(cube: &Cube) -> Facts {
         let vars: HashSet<Term> = cube.vars.iter().cloned().collect();
-        let mut defs = HashMap::new();
+        let mut defs = HashMap::default();
         for l in &cube.lits {
             match l.op() {
                 Op::Eq => {
@@ -62,8 +62,8 @@ impl Facts {
         }
         let sort = cube.vars.first().map(|v| v.sort().clone()).unwrap_or(Sort::Index);
         let h = hole(&sort);
-        let mut unary_lits = vec![HashSet::new(); cube.arity()];
-        let mut unary_defs = vec![HashMap::new(); cube.arity()];
+        let mut unary_lits = vec![HashSet::default(); cube.arity()];
+        let mut unary_defs = vec![HashMap::default(); cube.arity()];
         let only = |t: &Term| -> Option<usize> {
             let inside: Vec<usize> = (0..cube.arity()).filter(|&i| occurs(&cube.vars[i], t)).collect();
             (inside.len() == 1).then(|| inside[0])

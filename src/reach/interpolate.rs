@@ -30,7 +30,7 @@
 use crate::logic::{free_vars, occurs, substitute, Term};
 use crate::smt::{SatResult, Solver};
 use crate::system::cube::Cube;
-use std::collections::HashMap;
+use crate::HashMap;
 
 /// What interpolation did, counted for the caller's statistics.
 #[derive(Clone, Copy, Debug, Default)]

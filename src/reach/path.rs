@@ -11,7 +11,7 @@
 use crate::logic::instantiate::instances;
 use crate::logic::{collect, free_vars, substitute, Op, Term};
 use crate::system::{IndexKind, System};
-use std::collections::HashMap;
+use crate::HashMap;
 
 /// The copy of a symbol at step `m` of a path.
 pub fn at(t: &Term, m: usize) -> Term {

@@ -12,7 +12,7 @@ use crate::answer::Edge;
 use crate::logic::{substitute, Op, Term};
 use crate::system::cube::{other, zvar, Cube};
 use crate::system::{System, Transition};
-use std::collections::HashMap;
+use crate::HashMap;
 
 /// Every identification of the transition's parameters with distinct cube
 /// variables or fresh ones: for each parameter, `Some(i)` (cube variable
@@ -54,7 +54,7 @@ pub fn pre_image(sys: &System, cube: &Cube, ti: usize, max_vars: usize, exact: b
         }
         let vars: Vec<Term> = (0..n + fresh).map(|i| zvar(i, &isort)).collect();
         let mut k = n;
-        let mut pmap: HashMap<Term, Term> = HashMap::new();
+        let mut pmap: HashMap<Term, Term> = HashMap::default();
         let mut pvals = vec![];
         for (p, c) in t.params.iter().zip(&ident) {
             let v = match c {
@@ -72,7 +72,7 @@ pub fn pre_image(sys: &System, cube: &Cube, ti: usize, max_vars: usize, exact: b
         for (v, f) in t.values.iter().zip(&vals) {
             pmap.insert(v.clone(), f.clone());
         }
-        let mut next: HashMap<Term, Term> = HashMap::new();
+        let mut next: HashMap<Term, Term> = HashMap::default();
         for u in &t.updates {
             next.insert(sys.vars[u.var].term.clone(), substitute(&u.value, &pmap));
         }

@@ -23,7 +23,7 @@
 use crate::logic::{substitute_pairs, Op, Term};
 use crate::reach::fixpoint::{others_contained, subsumes, Pattern};
 use crate::system::cube::Cube;
-use std::collections::HashMap;
+use crate::HashMap;
 use std::rc::Rc;
 
 /// Cubes naming more processes are not indexed.

@@ -15,7 +15,7 @@ use crate::smt::smtlib;
 use crate::system::cube::Cube;
 use crate::system::horn::{Clauses, Horn};
 use crate::system::System;
-use std::collections::HashMap;
+use crate::HashMap;
 use std::fmt::Write as _;
 
 /// Time limit of each clause's check of a model.
@@ -25,7 +25,7 @@ const MODEL_CHECK_MS: u64 = 20_000;
 /// location, over its parameters.
 pub fn model(horn: &Horn, invariant: &[Cube]) -> Result<Vec<Term>, String> {
     let mut taken: Vec<String> = horn.clauses.names();
-    let mut bound = HashMap::new();
+    let mut bound = HashMap::default();
     for c in invariant {
         for v in &c.vars {
             if !bound.contains_key(v) {
@@ -211,7 +211,7 @@ pub fn derivation(sys: &System, horn: &Horn, r: &CheckResult) -> String {
 
 fn trace_steps(sys: &System, horn: &Horn, t: &ConcreteTrace, lines: &mut Lines) {
     let state = |k: usize| -> State {
-        let mut st = State::new();
+        let mut st = State::default();
         for (v, val) in sys.vars.iter().zip(&t.states[k]) {
             let text = match val {
                 Value::Scalar(x) => smtlib::term(x),
@@ -238,7 +238,7 @@ fn trace_steps(sys: &System, horn: &Horn, t: &ConcreteTrace, lines: &mut Lines) 
 }
 
 fn execution_steps(sys: &System, horn: &Horn, ex: &Execution, replayed: Option<&Replayed>, lines: &mut Lines) {
-    let mut first = State::new();
+    let mut first = State::default();
     for (t, v) in &ex.scalars {
         first.insert(t.clone(), coded(*v, t.sort()));
     }
@@ -273,7 +273,7 @@ fn execution_steps(sys: &System, horn: &Horn, ex: &Execution, replayed: Option<&
         let _ = writeln!(lines.out, "  (steps {} {} {body})", lines.n, lines.n + len - 1);
         lines.n += len;
     }
-    let mut last = State::new();
+    let mut last = State::default();
     if let Some(r) = replayed {
         for (t, v) in &r.scalars {
             last.insert(t.clone(), coded(*v, t.sort()));

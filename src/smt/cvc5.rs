@@ -19,8 +19,8 @@
 
 use super::{enum_terms, guarded_body, range_fact, Backend, RangeFacts, SatResult, Solver};
 use crate::logic::{free_vars, substitute, BitKind, Bits, EnumValues, Op, Sort, Term};
+use crate::HashMap;
 use cvc5::{Kind, TermManager};
-use std::collections::HashMap;
 
 /// An incremental cvc5 solver over arrax terms; it can also compute Craig
 /// interpolants ([`Cvc5Solver::interpolant`]).
@@ -87,11 +87,11 @@ impl Cvc5Solver {
         Cvc5Solver {
             tm,
             solver,
-            cache: HashMap::new(),
-            sorts: HashMap::new(),
-            symbols: HashMap::new(),
-            lambda_free: HashMap::new(),
-            has_lambda: HashMap::new(),
+            cache: HashMap::default(),
+            sorts: HashMap::default(),
+            symbols: HashMap::default(),
+            lambda_free: HashMap::default(),
+            has_lambda: HashMap::default(),
             fresh: 0,
             ranges: RangeFacts::new(),
             errors: vec![setup.err()],
@@ -125,7 +125,7 @@ impl Cvc5Solver {
         s.assert_formula(ca).map_err(|e| e.to_string())?;
         // cvc5: assertions ⊨ I and I ⊨ conj, so I ∧ b is unsatisfiable.
         match s.get_interpolant(conj) {
-            Ok(Some(i)) => self.back(&i, &mut HashMap::new()).map(Some),
+            Ok(Some(i)) => self.back(&i, &mut HashMap::default()).map(Some),
             Ok(None) => Ok(None),
             Err(e) => Err(e.to_string()),
         }
@@ -661,7 +661,7 @@ impl Cvc5Solver {
 
     fn check_checked(&mut self, assumptions: &[Term]) -> Result<SatResult, String> {
         let mut cs = vec![];
-        let mut back: HashMap<cvc5::Term, Vec<Term>> = HashMap::new();
+        let mut back: HashMap<cvc5::Term, Vec<Term>> = HashMap::default();
         for a in assumptions {
             let c = self.assumption(a)?;
             back.entry(c.clone()).or_default().push(a.clone());

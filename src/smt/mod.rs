@@ -7,7 +7,7 @@
 //! uninterpreted, multi-dimensional arrays are nested arrays.
 
 use crate::logic::{free_vars, Op, Term};
-use std::collections::HashSet;
+use crate::HashSet;
 use std::fmt;
 
 /// The answer to a satisfiability check.
@@ -140,8 +140,8 @@ pub(crate) fn range_fact(t: &Term) -> Option<Term> {
 /// [`guarded_body`] instead).
 pub(crate) fn enum_terms(t: &Term) -> Vec<Term> {
     let mut out = vec![];
-    let mut found = HashSet::new();
-    enum_terms_rec(t, &mut vec![], &mut HashSet::new(), &mut found, &mut out);
+    let mut found = HashSet::default();
+    enum_terms_rec(t, &mut vec![], &mut HashSet::default(), &mut found, &mut out);
     out
 }
 
@@ -155,7 +155,7 @@ fn enum_terms_rec(t: &Term, bound: &mut Vec<Term>, seen: &mut HashSet<Term>, fou
             bound.extend(vs.iter().cloned());
             // What is bound differs inside, so the visited set does too.
             for a in t.args() {
-                enum_terms_rec(a, bound, &mut HashSet::new(), found, out);
+                enum_terms_rec(a, bound, &mut HashSet::default(), found, out);
             }
             bound.truncate(n);
             return;
@@ -205,11 +205,11 @@ pub(crate) struct RangeFacts {
 impl RangeFacts {
     /// No facts asserted yet, at the base scope.
     pub(crate) fn new() -> Self {
-        RangeFacts { scopes: vec![HashSet::new()] }
+        RangeFacts { scopes: vec![HashSet::default()] }
     }
     /// Opens a scope.
     pub(crate) fn push(&mut self) {
-        self.scopes.push(HashSet::new());
+        self.scopes.push(HashSet::default());
     }
     /// Closes the innermost scope, forgetting the facts it asserted (never the base scope).
     pub(crate) fn pop(&mut self) {

@@ -13,7 +13,7 @@
 
 use super::{guarded_body, Backend, RangeFacts, SatResult, Solver};
 use crate::logic::{BitKind, Bits, EnumValues, Op, Sort, Term};
-use std::collections::HashMap;
+use crate::HashMap;
 use z3::ast::{Array, Ast, Bool, Dynamic, Int, Real};
 use z3::{Params, SortKind, Symbol};
 
@@ -72,8 +72,8 @@ impl Z3Solver {
     pub fn new() -> Self {
         Z3Solver {
             solver: z3::Solver::new(),
-            cache: HashMap::new(),
-            sorts: HashMap::new(),
+            cache: HashMap::default(),
+            sorts: HashMap::default(),
             ranges: RangeFacts::new(),
             scopes: vec![Scope::default()],
             sat: false,

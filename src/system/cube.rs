@@ -4,9 +4,10 @@
 //! A cube may also say what holds of every process it does not name
 //! (`∀o ∉ z̄. ψ(o)`): exact universal guards leave such conditions behind.
 
-use crate::logic::{collect, Op, Sort, Term};
-use std::collections::{HashMap, HashSet};
+use crate::logic::{collect, text, Op, Sort, Term};
+use crate::{HashMap, HashSet};
 use std::fmt;
+use std::rc::Rc;
 
 /// An existential cube over pairwise distinct index variables.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -191,8 +192,8 @@ impl Cube {
     /// Renames the variables canonically (an order by the shape of the
     /// literals each variable occurs in) and sorts the literals.
     fn canonical(vars: &[Term], lits: Vec<Term>) -> (Cube, HashMap<Term, Term>) {
-        let texts: Vec<String> = lits.iter().map(|l| l.to_string()).collect();
-        let names: Vec<String> = vars.iter().map(|v| v.to_string()).collect();
+        let texts: Vec<Rc<str>> = lits.iter().map(text).collect();
+        let names: Vec<Rc<str>> = vars.iter().map(text).collect();
         let mut sig: Vec<(Vec<String>, usize)> = vec![];
         for (i, v) in vars.iter().enumerate() {
             let mut s: Vec<String> = lits.iter().zip(&texts).filter(|(l, _)| crate::logic::occurs(v, l)).map(|(_, t)| mask(t, &names, i)).collect();
@@ -201,13 +202,11 @@ impl Cube {
         }
         sig.sort();
         let sort = vars.first().map(|v| v.sort().clone()).unwrap_or(Sort::Index);
-        let tmp: HashMap<Term, Term> = sig.iter().enumerate().map(|(k, (_, i))| (vars[*i].clone(), Term::var(&format!("z{}#", k + 1), sort.clone()))).collect();
-        let fin: HashMap<Term, Term> = (0..vars.len()).map(|k| (Term::var(&format!("z{}#", k + 1), sort.clone()), zvar(k, &sort))).collect();
-        let mut lits: Vec<(String, Term)> =
-            lits.iter().map(|l| crate::logic::substitute(&crate::logic::substitute(l, &tmp), &fin)).map(|l| (l.to_string(), l)).collect();
+        let renaming: HashMap<Term, Term> = sig.iter().enumerate().map(|(k, (_, i))| (vars[*i].clone(), zvar(k, &sort))).collect();
+        // (the renaming is simultaneous: no variable is renamed twice)
+        let mut lits: Vec<(Rc<str>, Term)> = lits.iter().map(|l| crate::logic::substitute(l, &renaming)).map(|l| (text(&l), l)).collect();
         lits.sort();
         lits.dedup();
-        let renaming = sig.iter().enumerate().map(|(k, (_, i))| (vars[*i].clone(), zvar(k, &sort))).collect();
         let cube = Cube::plain((0..vars.len()).map(|k| zvar(k, &sort)).collect(), lits.into_iter().map(|(_, l)| l).collect());
         (cube, renaming)
     }
@@ -217,7 +216,7 @@ impl Cube {
     pub fn key(&self) -> String {
         let mut s = format!("{}|", self.vars.len());
         for l in &self.lits {
-            s.push_str(&l.to_string());
+            s.push_str(&text(l));
             s.push(';');
         }
         for l in &self.others {
@@ -230,14 +229,14 @@ impl Cube {
 }
 
 /// Replaces each other variable name in `text` by `?` and variable `me` by `_`.
-fn mask(text: &str, names: &[String], me: usize) -> String {
+fn mask(text: &str, names: &[Rc<str>], me: usize) -> String {
     let mut out = String::with_capacity(text.len());
     for tok in text.split_inclusive([' ', '(', ')']) {
         let (word, sep) = match tok.char_indices().last() {
             Some((i, c)) if c == ' ' || c == '(' || c == ')' => (&tok[..i], &tok[i..]),
             _ => (tok, ""),
         };
-        match names.iter().position(|n| n == word) {
+        match names.iter().position(|n| &**n == word) {
             Some(k) if k == me => out.push('_'),
             Some(_) => out.push('?'),
             None => out.push_str(word),
@@ -447,7 +446,7 @@ fn simplify_real_comparison(atom: &Term) -> Option<Term> {
 /// `None` on a contradiction.
 fn propagate(mut lits: Vec<Term>, distinct: &HashSet<Term>) -> Option<Vec<Term>> {
     loop {
-        let mut map: HashMap<Term, Term> = HashMap::new();
+        let mut map: HashMap<Term, Term> = HashMap::default();
         // a term defined twice: two values (or two distinct variables)
         // contradict each other; a value and a variable make the variable
         // equal to the value (`i = 0 ∧ z1 = i` is `z1 = 0`), the value
@@ -641,7 +640,7 @@ mod tests {
         let d = arr("d", Sort::Bool);
         let o = other(&Sort::Index);
         let sel = |x: &Term, z: &Term| Term::select(x, std::slice::from_ref(z));
-        let id: HashMap<Term, Term> = HashMap::new();
+        let id: HashMap<Term, Term> = HashMap::default();
         // ¬d[o] ∨ o = z1 simplifies to ¬d[o]: o is none of the cube's processes
         let cond = Term::or([sel(&d, &o).not(), Term::eq(&o, &z1)]);
         let mut c = Cube::plain(vec![z1.clone(), z2.clone()], vec![Term::eq(&sel(&a, &z1), &Term::int(1)), sel(&d, &z2)]);

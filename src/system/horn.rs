@@ -10,7 +10,7 @@
 
 use crate::logic::{substitute, Sort, Term};
 use crate::smt::smtlib;
-use std::collections::HashMap;
+use crate::HashMap;
 use std::fmt::Write as _;
 
 /// A predicate (an uninterpreted relation) of the clauses.

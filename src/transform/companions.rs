@@ -17,7 +17,7 @@
 
 use crate::logic::{conjuncts, substitute, Op, Sort, Term};
 use crate::system::{System, Transition, Update};
-use std::collections::HashMap;
+use crate::HashMap;
 
 /// One loop iteration recognised in a transition, over the canonical
 /// [`looping`] and [`checked`] processes: the counter, the guard's part

@@ -6,13 +6,13 @@
 
 use crate::logic::{free_vars, Term};
 use crate::system::{Quantified, System};
-use std::collections::HashSet;
+use crate::HashSet;
 
 /// The system without the state variables that cannot influence its unsafe
 /// states, and the names of those dropped.
 pub fn cone_of_influence(sys: &System) -> (System, Vec<String>) {
     let is_var = |t: &Term| sys.is_state_var(t);
-    let mut rel: HashSet<Term> = HashSet::new();
+    let mut rel: HashSet<Term> = HashSet::default();
     let add_all = |t: &Term, rel: &mut HashSet<Term>| {
         for v in free_vars(t) {
             if is_var(&v) {

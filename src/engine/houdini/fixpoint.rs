@@ -15,7 +15,7 @@ use crate::reach::safety::{index_bounds, initial_query, instantiate_all};
 use crate::smt::{self, SatResult, Solver};
 use crate::system::cube::Cube;
 use crate::system::System;
-use std::collections::{HashMap, HashSet};
+use crate::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 /// Candidates surviving sampling at most (else the fixpoint would be slow).
@@ -105,10 +105,10 @@ impl<'a> Houdini<'a> {
             start: Instant::now(),
             stats: Stats::default(),
             counts: (0, 0, 0, 0),
-            asserted: HashSet::new(),
-            defined: HashMap::new(),
-            instantiated: HashMap::new(),
-            solvers: HashMap::new(),
+            asserted: HashSet::default(),
+            defined: HashMap::default(),
+            instantiated: HashMap::default(),
+            solvers: HashMap::default(),
             unsafe_run: None,
             control: crate::reach::dataflow::control_variable(sys).map(|k| sys.vars[k].term.clone()),
         }
@@ -361,7 +361,7 @@ impl<'a> Houdini<'a> {
         let (mut cubes, more) = self.sampled()?;
         cubes.extend(more);
         self.members_of(cubes, false)?;
-        match self.rounds(&mut HashMap::new())? {
+        match self.rounds(&mut HashMap::default())? {
             Some(Answer::Unknown(why)) => return Err(why),
             Some(_) => return Err("the fixpoint without unsafe cubes ended with an answer".into()),
             None => {}
@@ -396,7 +396,7 @@ impl<'a> Houdini<'a> {
         for m in &self.members {
             tracing::trace!("houdini member {}", m.cube);
         }
-        let mut pre_cache: HashMap<usize, Vec<Cube>> = HashMap::new();
+        let mut pre_cache: HashMap<usize, Vec<Cube>> = HashMap::default();
         if let Some(stop) = self.rounds(&mut pre_cache)? {
             return Ok(stop);
         }

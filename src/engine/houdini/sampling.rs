@@ -9,8 +9,8 @@ use crate::exec::State;
 use crate::logic::{Op, Term};
 use crate::system::cube::Cube;
 use crate::system::System;
+use crate::HashSet;
 use std::cell::Cell;
-use std::collections::HashSet;
 
 /// Sampled states each location's candidates are evaluated on at most.
 const MAX_LOOKS: u64 = 256;
@@ -129,7 +129,7 @@ impl Houdini<'_> {
         let (pc, prog) = (voc.pc, voc.prog);
         let mut cubes = vec![];
         let mut more = vec![];
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         for (at, cs) in by_loc.into_iter().enumerate() {
             let visited = visits[at] > 0;
             let loc = pc.map(|_| base + at as i64);
@@ -242,7 +242,7 @@ fn seed_unvisited(sys: &System, pc: &Term, slot: &dyn Fn(i64) -> usize, base: i6
     let shape = |c: &Candidate| -> Shape { (c.range, c.range2, c.cond, c.also, c.rel, c.lhs, c.rhs) };
     let survived = |c: &&Candidate| c.range.is_none() || c.seen;
     let scalar = |a: Atom| matches!(a, Atom::Num(_) | Atom::Scalar(..));
-    let mut seeded: Vec<HashSet<Shape>> = vec![HashSet::new(); by_loc.len()];
+    let mut seeded: Vec<HashSet<Shape>> = vec![HashSet::default(); by_loc.len()];
     for (at, cs) in by_loc.iter().enumerate() {
         if visits[at] == 0 {
             seeded[at].extend(cs.iter().filter(|c| c.range.is_none() && scalar(c.lhs) && scalar(c.rhs)).map(shape));

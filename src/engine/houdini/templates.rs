@@ -7,7 +7,7 @@ use crate::exec::{Program, State};
 use crate::logic::{collect, free_vars, Op, Sort, Term};
 use crate::system::cube::{zvar, Cube};
 use crate::system::System;
-use std::collections::HashSet;
+use crate::HashSet;
 
 /// A term of a template, evaluated on an execution state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -258,7 +258,7 @@ fn system_terms(sys: &System) -> impl Iterator<Item = &Term> {
 
 /// Integer literals of the system and 0, without the bounds of C's integer types.
 fn literals(sys: &System) -> Vec<i64> {
-    let mut out: HashSet<i64> = HashSet::from([0]);
+    let mut out: HashSet<i64> = HashSet::from_iter([0]);
     for t in system_terms(sys) {
         out.extend(
             collect(t, &|x: &Term| matches!(x.op(), Op::Int(_))).iter().filter_map(|l| l.as_int()).filter(|v| !crate::reach::dataflow::is_type_bound(*v)),
@@ -289,7 +289,7 @@ fn mirror_constants(sys: &System) -> Vec<i64> {
 /// Scalars used as array indices: in reads, and in the positions an
 /// update writes (`λj. ite(j = i, v, a[j])`).
 fn index_scalars(sys: &System) -> HashSet<Term> {
-    let mut out = HashSet::new();
+    let mut out = HashSet::default();
     for t in system_terms(sys) {
         for s in collect(t, &|x: &Term| matches!(x.op(), Op::Select)) {
             for i in &s.args()[1..] {

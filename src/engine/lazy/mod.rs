@@ -14,7 +14,7 @@ use crate::reach::{abstraction, dataflow};
 use crate::smt::Backend;
 use crate::system::cube::Cube;
 use crate::system::System;
-use std::collections::HashMap;
+use crate::HashMap;
 
 /// The lazy abstraction engine.
 pub struct LazyAbstraction {

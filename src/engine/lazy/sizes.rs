@@ -16,7 +16,8 @@ use crate::system::System;
 /// literals. Type-range
 /// bounds (±2⁷, 2⁸, 2¹⁵, 2¹⁶, 2³¹ and beyond) are left alone.
 pub fn symbolic_constants(sys: &System) -> Option<(System, Vec<(Term, i64)>)> {
-    use std::collections::{BTreeSet, HashMap};
+    use crate::HashMap;
+    use std::collections::BTreeSet;
     let mut values: BTreeSet<i64> = BTreeSet::new();
     let mut visit = |t: &Term| {
         for l in collect(t, &|x: &Term| matches!(x.op(), Op::Int(_))) {
@@ -38,7 +39,7 @@ pub fn symbolic_constants(sys: &System) -> Option<(System, Vec<(Term, i64)>)> {
         return None;
     }
     let mut bases: Vec<(Term, i64)> = vec![];
-    let mut map: HashMap<Term, Term> = HashMap::new();
+    let mut map: HashMap<Term, Term> = HashMap::default();
     for v in values.into_iter().rev() {
         let base = bases.iter().find(|(_, b)| (b - v).abs() <= 16).cloned();
         let (k, b) = base.unwrap_or_else(|| {

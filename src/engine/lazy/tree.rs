@@ -33,7 +33,8 @@ use crate::reach::safety::{index_bounds, instantiate_all};
 use crate::smt::{self, Backend, SatResult, Solver};
 use crate::system::cube::{zvar, Cube};
 use crate::system::System;
-use std::collections::{HashSet, VecDeque};
+use crate::HashSet;
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 /// Settings of a lazy-abstraction search.
@@ -105,7 +106,7 @@ fn keys(cs: &[Cube]) -> Vec<String> {
 }
 
 fn dedup(cs: Vec<Cube>) -> Vec<Cube> {
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     cs.into_iter().filter(|c| seen.insert(c.key())).collect()
 }
 
@@ -122,7 +123,7 @@ fn conjoin(l: &[Cube], i: &[Cube], max_vars: usize) -> Vec<Cube> {
     for a in l {
         for b in i {
             let ws: Vec<Term> = b.vars.iter().enumerate().map(|(k, v)| Term::var(&format!("w!{k}"), v.sort().clone())).collect();
-            let ren: std::collections::HashMap<Term, Term> = b.vars.iter().cloned().zip(ws.iter().cloned()).collect();
+            let ren: crate::HashMap<Term, Term> = b.vars.iter().cloned().zip(ws.iter().cloned()).collect();
             let blits: Vec<Term> = b.lits.iter().map(|x| substitute(x, &ren)).collect();
             for ident in crate::reach::pre::identifications(ws.len(), a.arity()) {
                 let fresh = ident.iter().filter(|c| c.is_none()).count();
@@ -130,7 +131,7 @@ fn conjoin(l: &[Cube], i: &[Cube], max_vars: usize) -> Vec<Cube> {
                     continue;
                 }
                 let mut vars = a.vars.clone();
-                let mut map = std::collections::HashMap::new();
+                let mut map = crate::HashMap::default();
                 for (w, c) in ws.iter().zip(&ident) {
                     let v = match c {
                         Some(k) => a.vars[*k].clone(),
@@ -672,7 +673,7 @@ impl<'a> Lazy<'a> {
             let mut abs = vec![];
             let mut coverers: Option<Vec<usize>> = Some(vec![]);
             for c in &exact {
-                match self.covered_by_others(std::slice::from_ref(c), &HashSet::new()) {
+                match self.covered_by_others(std::slice::from_ref(c), &HashSet::default()) {
                     Ok(Some(by)) => {
                         abs.push(c.clone());
                         if let Some(all) = coverers.as_mut() {

@@ -20,7 +20,7 @@ use crate::reach::path::{at, prefix};
 use crate::reach::safety::index_bounds;
 use crate::smt::{self, Backend, SatResult};
 use crate::system::System;
-use std::collections::HashMap;
+use crate::HashMap;
 use std::time::Instant;
 
 /// The guard conjuncts each transition's abstraction hides.

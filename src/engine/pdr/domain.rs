@@ -13,7 +13,7 @@ use super::abstraction::is_location;
 use super::generalize::keep;
 use crate::logic::Term;
 use crate::system::cube::Cube;
-use std::collections::HashSet;
+use crate::HashSet;
 
 /// The literals lemmas are first built from.
 #[derive(Clone, Debug, Default)]

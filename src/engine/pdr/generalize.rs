@@ -18,7 +18,7 @@ use super::query::Relative;
 use super::search::{frame, Search};
 use crate::logic::{occurs, Op, Term};
 use crate::system::cube::Cube;
-use std::collections::HashSet;
+use crate::HashSet;
 
 /// Counterexamples to generalisation blocked per literal before the drop
 /// is given up.
@@ -139,7 +139,7 @@ impl Search<'_> {
     /// `base` (with counterexamples to generalisation blocked there when
     /// `ctg`).
     fn mic(&mut self, mut g: Cube, base: usize, ctg: bool) -> Cube {
-        let mut tried: HashSet<Term> = HashSet::new();
+        let mut tried: HashSet<Term> = HashSet::default();
         while let Some(lit) = self.order(&g).into_iter().find(|l| !tried.contains(l)) {
             if self.limit().is_some() {
                 break;
@@ -232,13 +232,13 @@ impl Search<'_> {
 /// The cube's array literals with every index replaced by one placeholder:
 /// what they say, wherever they say it.
 fn templates(c: &Cube) -> HashSet<Term> {
-    let mut out = HashSet::new();
+    let mut out = HashSet::default();
     for l in &c.lits {
         let reads = crate::logic::collect(l, &|t: &Term| matches!(t.op(), Op::Select));
         if reads.is_empty() {
             continue;
         }
-        let map: std::collections::HashMap<Term, Term> = reads
+        let map: crate::HashMap<Term, Term> = reads
             .into_iter()
             .map(|r| {
                 let hole: Vec<Term> = r.args()[1..].iter().map(|i| Term::var("?", i.sort().clone())).collect();

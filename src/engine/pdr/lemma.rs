@@ -14,7 +14,7 @@
 use crate::logic::instantiate::injective_maps;
 use crate::logic::{substitute, Op, Term};
 use crate::system::cube::Cube;
-use std::collections::HashMap;
+use crate::HashMap;
 
 /// How quantified lemmas enter queries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -59,7 +59,7 @@ impl Lemma {
 /// The unit facts of a conjunction of literals: `x = v` for a symbol and a
 /// value, `p` and `¬p` for Boolean symbols.
 pub fn units(lits: &[Term]) -> HashMap<Term, Term> {
-    let mut out = HashMap::new();
+    let mut out = HashMap::default();
     for l in lits {
         match l.op() {
             Op::Eq => {

@@ -17,7 +17,7 @@ use super::search::{frame, Search};
 use crate::logic::projection::Linear;
 use crate::logic::{collect, occurs, substitute, Op, Sort, Term};
 use crate::system::cube::{zvar, Cube};
-use std::collections::HashMap;
+use crate::HashMap;
 
 /// Ground index terms abstracted per cube, at most.
 const MAX_TERMS: usize = 3;

@@ -28,7 +28,7 @@ use crate::reach::safety::{index_bounds, instantiate_all};
 use crate::smt::{self, SatResult, Solver};
 use crate::system::cube::Cube;
 use crate::system::System;
-use std::collections::{HashMap, HashSet};
+use crate::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 /// A frame as queries see it.
@@ -241,7 +241,7 @@ impl<'a> Queries<'a> {
     /// when `itself`): see the module documentation.
     pub fn relative(&mut self, frame: &Frame, c: &Cube, itself: bool) -> Relative {
         let (_, sk, lits) = Self::skolemise(c);
-        let mut used: HashSet<usize> = HashSet::new();
+        let mut used: HashSet<usize> = HashSet::default();
         for ti in 0..self.steps.len() {
             let step = &self.steps[ti];
             let next: Vec<Term> = lits.iter().map(|l| substitute(l, &step.next)).collect();
@@ -291,7 +291,7 @@ impl<'a> Queries<'a> {
         let (pres, _) = pre_image(self.model(), c, ti, self.max_procs.max(c.arity() + self.steps[ti].params.len()), false);
         let params = self.steps[ti].params.clone();
         'cubes: for (p, e) in pres {
-            let mut m: HashMap<Term, Term> = HashMap::new();
+            let mut m: HashMap<Term, Term> = HashMap::default();
             for (i, v) in e.succ_vars.iter().enumerate() {
                 m.insert(v.clone(), sk[i].clone());
             }

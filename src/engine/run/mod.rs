@@ -736,7 +736,7 @@ fn suggested_values(sys: &System) -> Vec<i64> {
     let mut out = vec![];
     for u in &sys.unsafe_ {
         for t in &sys.transitions {
-            let next: std::collections::HashMap<Term, Term> = (0..sys.vars.len()).map(|k| (sys.vars[k].term.clone(), sys.next_value(t, k))).collect();
+            let next: crate::HashMap<Term, Term> = (0..sys.vars.len()).map(|k| (sys.vars[k].term.clone(), sys.next_value(t, k))).collect();
             let f = Term::and([t.guard.clone(), substitute(&u.body(), &next)]);
             if f.as_bool() == Some(false) {
                 continue;

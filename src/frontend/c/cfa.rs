@@ -17,7 +17,7 @@ use super::ast::*;
 use super::source_map::Site;
 use super::DataModel;
 use crate::frontend::Diagnostic;
-use std::collections::{HashMap, HashSet};
+use crate::{HashMap, HashSet};
 use std::time::Instant;
 
 mod call;
@@ -345,13 +345,13 @@ fn build_once(
         deadline,
         steps: 0,
         model,
-        funcs: HashMap::new(),
-        declared: HashSet::new(),
-        globals: HashMap::new(),
-        statics: HashMap::new(),
+        funcs: HashMap::default(),
+        declared: HashSet::default(),
+        globals: HashMap::default(),
+        statics: HashMap::default(),
         frames: vec![],
         vars: vec![],
-        names: HashSet::new(),
+        names: HashSet::default(),
         name_log: vec![],
         regions: vec![],
         nodes: vec![],
@@ -369,8 +369,8 @@ fn build_once(
         dry_unknown: false,
         recording: None,
         calls: vec![],
-        heads: HashMap::new(),
-        failures: HashMap::new(),
+        heads: HashMap::default(),
+        failures: HashMap::default(),
     };
     b.error = b.new_node(1);
     b.exit = b.new_node(1);
@@ -395,7 +395,15 @@ fn build_once(
     let entry = b.new_node(b.line);
     b.cur = entry;
     let ret_node = b.exit;
-    b.frames.push(Frame { name: "main".into(), ret: None, ret_node, scopes: vec![HashMap::new()], labels: HashMap::new(), jumps: vec![], switches: vec![] });
+    b.frames.push(Frame {
+        name: "main".into(),
+        ret: None,
+        ret_node,
+        scopes: vec![HashMap::default()],
+        labels: HashMap::default(),
+        jumps: vec![],
+        switches: vec![],
+    });
     for p in &main.params {
         if let Some(n) = &p.name {
             let bnd = match &p.ty {
@@ -454,7 +462,7 @@ impl<'a> Builder<'a> {
     }
     /// The integer scalars whose names are in scope (innermost declaration).
     fn visible_scalars(&self) -> Vec<(String, usize)> {
-        let mut seen: HashMap<&str, &Binding> = HashMap::new();
+        let mut seen: HashMap<&str, &Binding> = HashMap::default();
         if let Some(f) = self.frames.last() {
             for s in f.scopes.iter().rev() {
                 for (n, b) in s {
@@ -571,7 +579,7 @@ impl<'a> Builder<'a> {
     }
 
     fn scoped(&mut self, f: impl FnOnce(&mut Self) -> R<()>) -> R<()> {
-        self.frame().scopes.push(HashMap::new());
+        self.frame().scopes.push(HashMap::default());
         let r = f(self);
         self.frame().scopes.pop();
         r

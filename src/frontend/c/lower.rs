@@ -21,8 +21,9 @@ use super::cfa::{Arith, Cfa, Cmp, InitFact, Instr, LExpr, LValue, NodeId, Out};
 use super::source_map::{self, Failure, Input, Site, SourceMap};
 use crate::logic::{free_vars, EnumDef, EnumValues, Sort, Term};
 use crate::system::{IndexKind, Quantified, StateVar, System, Transition, Update};
+use crate::{HashMap, HashSet};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::BinaryHeap;
 use std::rc::Rc;
 
 /// The successors of a node.
@@ -39,7 +40,7 @@ fn cut_points(cfa: &Cfa) -> Vec<NodeId> {
     // iterative depth-first search; an edge to a node on the stack is a back edge
     let n = cfa.nodes.len();
     let mut state = vec![0u8; n]; // 0 new, 1 on the stack, 2 done
-    let mut heads = HashSet::new();
+    let mut heads = HashSet::default();
     let mut stack = vec![(cfa.entry, 0usize)];
     state[cfa.entry] = 1;
     while let Some((node, k)) = stack.pop() {
@@ -116,7 +117,7 @@ impl Graph {
 /// [`MAX_REGION_NODES`] nodes (the region will be cut anyway).
 fn local_order(nodes: &[super::cfa::Node], c: NodeId, is_cut: &HashSet<NodeId>) -> Option<HashMap<NodeId, usize>> {
     let mut post = vec![];
-    let mut seen = HashSet::from([c]);
+    let mut seen = HashSet::from_iter([c]);
     let mut stack = vec![(c, 0usize)];
     while let Some((n, k)) = stack.pop() {
         let succ = successors(&nodes[n].out);
@@ -206,8 +207,8 @@ impl<'c> Exec<'c> {
             vars: vars.to_vec(),
             js: js.to_vec(),
             values: vec![],
-            ranges: HashSet::new(),
-            taken: HashSet::new(),
+            ranges: HashSet::default(),
+            taken: HashSet::default(),
             from_entry: c == cfa.entry,
             touched: vec![],
             inputs: vec![],
@@ -501,8 +502,8 @@ fn blocks<'c>(
 ) -> Result<Vec<Block<'c>>, crate::frontend::Diagnostic> {
     let mut g = Graph::new(cfa, cuts.iter().copied().collect());
     let mut todo: Vec<NodeId> = cuts.iter().rev().copied().filter(|c| *c != cfa.error && *c != cfa.exit).collect();
-    let mut blocks: HashMap<NodeId, (Region, Exec)> = HashMap::new();
-    let mut memo = HashMap::new();
+    let mut blocks: HashMap<NodeId, (Region, Exec)> = HashMap::default();
+    let mut memo = HashMap::default();
     while let Some(c) = todo.pop() {
         if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
             return Err(crate::frontend::Diagnostic::timeout());
@@ -541,7 +542,7 @@ struct Locations {
 impl Locations {
     fn new(cfa: &Cfa, cuts: Vec<NodeId>) -> Locations {
         let mut names: Vec<String> = vec![];
-        let mut used: HashMap<String, usize> = HashMap::new();
+        let mut used: HashMap<String, usize> = HashMap::default();
         for &c in &cuts {
             let base = if c == cfa.error {
                 "error".to_string()
@@ -768,7 +769,7 @@ impl Exec<'_> {
         let rank = |n: NodeId| local.as_ref().map_or(g.rank[n], |l| l[&n]);
         let mut queue = BinaryHeap::from([Reverse((rank(c), c))]);
         let start = State { conds: vec![], store: self.vars.clone() };
-        let mut states: HashMap<NodeId, State> = HashMap::from([(c, start)]);
+        let mut states: HashMap<NodeId, State> = HashMap::from_iter([(c, start)]);
         let mut targets: Vec<(NodeId, State)> = vec![];
         let mut k = 0;
         while let Some(Reverse((_, n))) = queue.pop() {

@@ -13,7 +13,7 @@
 use super::ast::*;
 use super::lex::{Tok, Token};
 use crate::frontend::Diagnostic;
-use std::collections::HashMap;
+use crate::HashMap;
 use std::time::Instant;
 
 mod decl;
@@ -115,7 +115,7 @@ struct Parser<'a> {
 
 impl<'a> Parser<'a> {
     fn new(src: &'a str, toks: Vec<Token>) -> Parser<'a> {
-        Parser { src, toks, i: 0, typedefs: HashMap::new(), enumerators: HashMap::new(), depth: 0, structs: vec![], tags: HashMap::new() }
+        Parser { src, toks, i: 0, typedefs: HashMap::default(), enumerators: HashMap::default(), depth: 0, structs: vec![], tags: HashMap::default() }
     }
 
     // ----- tokens -----

@@ -18,7 +18,7 @@ use super::headers;
 use super::lex::{spelling, tokenize, tokenize_until, Tok, Token};
 use super::DataModel;
 use crate::frontend::Diagnostic;
-use std::collections::{HashMap, HashSet};
+use crate::{HashMap, HashSet};
 use std::rc::Rc;
 use std::time::Instant;
 
@@ -132,9 +132,9 @@ pub fn preprocess(src: &str, model: DataModel, deadline: Option<Instant>) -> R<O
         raw,
         i: 0,
         out: vec![],
-        macros: HashMap::new(),
+        macros: HashMap::default(),
         conds: vec![],
-        included: HashSet::new(),
+        included: HashSet::default(),
         markers: vec![],
         warnings: vec![],
         line_starts,

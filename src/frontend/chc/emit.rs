@@ -31,7 +31,7 @@
 use crate::logic::{collect, conjuncts, occurs, substitute, EnumValues, Op, Sort, Term};
 use crate::system::horn::{Atom, Clause, Clauses, Correspondence, Horn, Place, Predicate};
 use crate::system::{IndexKind, Quantified, System, Transition};
-use std::collections::HashMap;
+use crate::HashMap;
 
 /// The system as Horn clauses, with how it stands for them.
 pub fn clauses(sys: &System) -> Result<Horn, String> {
@@ -230,7 +230,7 @@ impl<'s> Emitter<'s> {
     /// A clause over the given variables, its names made distinct.
     fn clause(&self, vars: Vec<Term>, body: Option<Atom>, constraint: Term, head: Option<Atom>, origin: String) -> Clause {
         let mut names: Vec<String> = vec![];
-        let mut m = HashMap::new();
+        let mut m = HashMap::default();
         let mut vars = vars;
         let mut seen = vec![];
         vars.retain(|v| {

@@ -40,7 +40,7 @@ use crate::frontend::Diagnostic;
 use crate::logic::{conjuncts, free_vars, occurs, substitute, EnumDef, EnumValues, Op, Sort, Term};
 use crate::system::horn::{Clause, Clauses, Correspondence, Place};
 use crate::system::{IndexKind, Quantified, StateVar, System, Transition, Update};
-use std::collections::HashMap;
+use crate::HashMap;
 use std::rc::Rc;
 
 /// The state layout: shared argument variables and the locations.
@@ -181,7 +181,7 @@ fn lower_clause(src: &str, at: usize, c: &Clause, lay: &Layout, from_entry: bool
         c.vars.iter().enumerate().map(|(k, v)| (v.clone(), Term::var(&format!("{}|{k}", v.var_name().unwrap_or("v")), v.sort().clone()))).collect();
     let mut conj: Vec<Term> = conjuncts(&substitute(&c.constraint, &inner));
     let mut head: Vec<Term> = c.head.iter().flat_map(|h| h.args.iter()).map(|a| substitute(a, &inner)).collect();
-    let mut named: HashMap<Term, Term> = HashMap::new();
+    let mut named: HashMap<Term, Term> = HashMap::default();
     if let Some(b) = &c.body {
         for (i, a) in b.args.iter().enumerate() {
             let (a, slot) = (substitute(a, &inner), lay.slot(b.pred, i));
@@ -206,7 +206,7 @@ fn lower_clause(src: &str, at: usize, c: &Clause, lay: &Layout, from_entry: bool
     apply(&named, &mut conj, &mut head);
     while let Some((k, v, t)) = definition(&conj) {
         conj.remove(k);
-        apply(&HashMap::from([(v, t)]), &mut conj, &mut head);
+        apply(&HashMap::from_iter([(v, t)]), &mut conj, &mut head);
     }
     let mut left: Vec<Term> = vec![];
     for t in conj.iter().chain(&head) {
@@ -216,7 +216,7 @@ fn lower_clause(src: &str, at: usize, c: &Clause, lay: &Layout, from_entry: bool
             }
         }
     }
-    let mut renaming = HashMap::new();
+    let mut renaming = HashMap::default();
     let mut values = vec![];
     for v in left {
         let base = v.var_name().and_then(|n| n.split('|').next()).unwrap_or("v").to_string();
@@ -300,7 +300,7 @@ fn query_cubes(l: &Lowered, at: &Term) -> Option<Vec<Quantified>> {
     let mut cubes = vec![];
     for blocks in partitions(ints.len()) {
         for bits in 0..1u32 << bools.len() {
-            let mut m: HashMap<Term, Term> = HashMap::new();
+            let mut m: HashMap<Term, Term> = HashMap::default();
             for (k, b) in bools.iter().enumerate() {
                 m.insert((*b).clone(), Term::bool(bits >> k & 1 == 1));
             }
@@ -437,7 +437,7 @@ struct Resolved {
 /// Variables renamed apart from `taken` (suffixes `_2`, …).
 fn apart(vars: &[Term], taken: &[String]) -> HashMap<Term, Term> {
     let mut names: Vec<String> = taken.to_vec();
-    let mut m = HashMap::new();
+    let mut m = HashMap::default();
     for v in vars {
         let n = fresh(v.var_name().unwrap_or("v"), |n| names.iter().any(|m| m == n));
         names.push(n.clone());
@@ -458,7 +458,7 @@ fn left_possible(cs: &Clauses, q: usize) -> Term {
     let names: Vec<String> = p.params.iter().filter_map(|v| v.var_name().map(str::to_string)).collect();
     Term::and(queries(cs, q).map(|(_, c)| {
         let args = &c.body.as_ref().expect("a query of q").args;
-        let mut named: HashMap<Term, Term> = HashMap::new();
+        let mut named: HashMap<Term, Term> = HashMap::default();
         for (a, y) in args.iter().zip(&p.params) {
             if a.is_var() && !named.contains_key(a) {
                 named.insert(a.clone(), y.clone());

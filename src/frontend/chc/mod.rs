@@ -39,7 +39,7 @@ use super::sexp::{read_all, Sexp, SexpKind};
 use super::{Diagnostic, Parsed};
 use crate::logic::{free_vars, Op, Sort, Term};
 use crate::system::horn::{Atom, Clause, Clauses, Horn, Predicate};
-use std::collections::HashMap;
+use crate::HashMap;
 
 /// The two ways of writing Horn clauses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,7 +57,7 @@ const IGNORED: &[&str] = &["set-info", "set-option", "check-sat", "get-model", "
 pub fn read(src: &str) -> Result<(Parsed, Horn), Diagnostic> {
     let nodes = read_all(src)?;
     let mut r =
-        Reader { env: Env::new(src, Sort::Int), clauses: Clauses::default(), positions: vec![], dialect: None, declared: vec![], names: HashMap::new() };
+        Reader { env: Env::new(src, Sort::Int), clauses: Clauses::default(), positions: vec![], dialect: None, declared: vec![], names: HashMap::default() };
     r.env.define_sort("Int", Sort::Int);
     r.env.define_sort("Bool", Sort::Bool);
     r.env.set_horn(true);

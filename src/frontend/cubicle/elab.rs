@@ -6,7 +6,8 @@ use crate::frontend::elab::is_reserved;
 use crate::frontend::{line_col, Diagnostic, Parsed};
 use crate::logic::{conjuncts, occurs, substitute, EnumDef, EnumValues, Sort, Term};
 use crate::system::{IndexKind, Quantified, StateVar, System, Transition, Update};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use crate::{HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 /// The most process variables the axiom of `number_procs` may quantify
@@ -53,7 +54,7 @@ impl<'a> Elab<'a> {
     pub(super) fn new(src: &'a str) -> Self {
         let sorts =
             [("bool", Sort::Bool), ("int", Sort::Int), ("real", Sort::Real), ("proc", Sort::Index)].into_iter().map(|(n, s)| (n.to_string(), s)).collect();
-        let mut globals = HashMap::new();
+        let mut globals = HashMap::default();
         globals.insert("True".to_string(), (Sym::Rigid(Term::tt()), 0));
         globals.insert("False".to_string(), (Sym::Rigid(Term::ff()), 0));
         Elab {
@@ -61,10 +62,10 @@ impl<'a> Elab<'a> {
             sys: System { index: Some(IndexKind::Order), ..System::default() },
             sorts,
             globals,
-            declared: HashMap::new(),
-            preds: HashMap::new(),
+            declared: HashMap::default(),
+            preds: HashMap::default(),
             locals: vec![],
-            taken: HashSet::new(),
+            taken: HashSet::default(),
             params: None,
             procs: BTreeMap::new(),
             number_procs: None,
@@ -101,7 +102,7 @@ impl<'a> Elab<'a> {
         let mut init_at = None;
         // Cubicle accepts duplicate transition names; later ones get a suffix.
         let all_names: HashSet<&str> = items.iter().filter_map(|i| if let Item::Transition(t) = i { Some(t.name.0.as_str()) } else { None }).collect();
-        let mut names: HashMap<String, usize> = HashMap::new();
+        let mut names: HashMap<String, usize> = HashMap::default();
         for item in items {
             match item {
                 Item::Formula { section, pos, vars, body } => {
@@ -268,7 +269,7 @@ impl<'a> Elab<'a> {
             let (l, c) = line_col(self.src, *first);
             return Err(self.err(name.1, format!("predicate '{}' is defined twice (first at {l}:{c})", name.0)));
         }
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         for (p, at) in params {
             if !seen.insert(p) {
                 return Err(self.err(*at, format!("parameter '{p}' is listed twice")));
@@ -331,7 +332,7 @@ impl<'a> Elab<'a> {
     /// (Cubicle allows `transition t (select)`) gets a fresh name.
     pub(super) fn item_vars(&mut self, vars: &[Name], what: &str) -> Result<Vec<Term>, Diagnostic> {
         let mut out = vec![];
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         for (v, at) in vars {
             if let Some((_, first)) = self.globals.get(v) {
                 let (l, c) = line_col(self.src, *first);

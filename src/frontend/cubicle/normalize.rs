@@ -4,7 +4,7 @@
 //! variables with old ones.
 
 use crate::logic::{collect, Op, Term};
-use std::collections::HashMap;
+use crate::HashMap;
 
 /// Whether a formula contains a quantifier.
 pub(super) fn has_quant(t: &Term) -> bool {
@@ -40,7 +40,7 @@ pub(super) fn nnf(t: &Term, negate: bool) -> Term {
 
 /// The substitution making equalities between distinct variables false.
 pub(super) fn distinctness(vars: &[Term]) -> HashMap<Term, Term> {
-    let mut map = HashMap::new();
+    let mut map = HashMap::default();
     for (i, a) in vars.iter().enumerate() {
         for b in &vars[i + 1..] {
             map.insert(Term::eq(a, b), Term::ff());
@@ -167,7 +167,7 @@ pub(super) fn split_guard(t: &Term) -> Result<Vec<GuardCase>, String> {
 /// keep it as a new one distinct from all others: the substitution and the
 /// variables kept.
 pub(super) fn identifications(new: &[Term], old: &[Term]) -> Vec<(HashMap<Term, Term>, Vec<Term>)> {
-    let mut acc: Vec<(HashMap<Term, Term>, Vec<Term>)> = vec![(HashMap::new(), vec![])];
+    let mut acc: Vec<(HashMap<Term, Term>, Vec<Term>)> = vec![(HashMap::default(), vec![])];
     for v in new {
         let mut next = vec![];
         for (map, kept) in &acc {

@@ -7,7 +7,7 @@ use crate::frontend::sexp::{Sexp, SexpKind};
 use crate::frontend::{Diagnostic, Parsed};
 use crate::logic::{conjuncts, free_vars, occurs, substitute, EnumDef, EnumValues, Sort, Term};
 use crate::system::{IndexKind, Quantified, StateVar, System, Transition, Update};
-use std::collections::{HashMap, HashSet};
+use crate::{HashMap, HashSet};
 use std::rc::Rc;
 
 use super::*;
@@ -142,14 +142,14 @@ pub(super) fn implicit_vars(es: &[Sexp], declared: &HashMap<String, usize>) -> V
 pub(super) fn valid_for_every_index(body: &Term, j: &Term, params: &[Term]) -> bool {
     let other = (0..).map(|k| Term::var(&format!("#other{k}"), j.sort().clone())).find(|o| !params.contains(o)).expect("infinitely many names");
     let choices: Vec<Term> = params.iter().cloned().chain(std::iter::once(other)).collect();
-    let mut distinct = HashMap::new();
+    let mut distinct = HashMap::default();
     for (i, a) in choices.iter().enumerate() {
         for b in &choices[i + 1..] {
             distinct.insert(Term::eq(a, b), Term::ff());
         }
     }
     choices.iter().all(|c| {
-        let t = substitute(body, &HashMap::from([(j.clone(), c.clone())]));
+        let t = substitute(body, &HashMap::from_iter([(j.clone(), c.clone())]));
         substitute(&t, &distinct).as_bool() == Some(true)
     })
 }
@@ -189,7 +189,8 @@ impl<'a> Builder<'a> {
         for (name, sort) in [("Bool", Sort::Bool), ("Int", Sort::Int), ("Real", Sort::Real)] {
             env.define_sort(name, sort);
         }
-        let mut b = Builder { src, env, sys: System { index: Some(index), ..System::default() }, warnings: vec![], declared: HashMap::new(), eevars: vec![] };
+        let mut b =
+            Builder { src, env, sys: System { index: Some(index), ..System::default() }, warnings: vec![], declared: HashMap::default(), eevars: vec![] };
         if raw.initial.is_empty() {
             return Err(Diagnostic::new(1, 1, "no :initial section"));
         }
@@ -215,7 +216,7 @@ impl<'a> Builder<'a> {
         if let Some(h) = &raw.hints {
             b.hints(h)?;
         }
-        let mut names = HashSet::new();
+        let mut names = HashSet::default();
         for (n, t) in raw.transitions.iter().enumerate() {
             let tr = b.transition(t, n + 1, &mut names)?;
             b.sys.transitions.push(tr);
@@ -340,7 +341,7 @@ impl<'a> Builder<'a> {
             self.declare_name(name, d.name.start)?;
             resolved.push(self.resolve_type(&d.ty)?);
         }
-        let to_index = if self.sys.index_kind() == IndexKind::Order { self.infer_index_valued(raw, &resolved) } else { HashSet::new() };
+        let to_index = if self.sys.index_kind() == IndexKind::Order { self.infer_index_valued(raw, &resolved) } else { HashSet::default() };
         let index_sort = self.env.index_sort().clone();
         for (d, (sort, nat)) in raw.decls.iter().zip(resolved) {
             let name = d.name.symbol().expect("checked by structure");
@@ -378,14 +379,14 @@ impl<'a> Builder<'a> {
     /// compared with, or assigned, process indices (`(= h[x] x)`, `:val x`):
     /// they get the index sort.
     pub(super) fn infer_index_valued(&self, raw: &Raw, resolved: &[(Sort, bool)]) -> HashSet<String> {
-        let mut cand = HashMap::new();
+        let mut cand = HashMap::default();
         for (d, (sort, _)) in raw.decls.iter().zip(resolved) {
             if *sort == Sort::Int {
                 cand.insert(d.name.symbol().unwrap_or_default().to_string(), cand.len() + 1);
             }
         }
         if cand.is_empty() {
-            return HashSet::new();
+            return HashSet::default();
         }
         let mut inf = Infer { cand: &cand, parent: (0..=cand.len()).collect() };
         let names = |vars: &[Sexp]| -> HashSet<String> { vars.iter().filter_map(|v| v.symbol()).map(String::from).collect() };
@@ -408,7 +409,7 @@ impl<'a> Builder<'a> {
                 }
             }
         }
-        inf.walk_all(&raw.abstract_, &HashSet::new());
+        inf.walk_all(&raw.abstract_, &HashSet::default());
         let root = inf.find(0);
         cand.iter().filter(|(_, &n)| inf.find(n) == root).map(|(name, _)| name.clone()).collect()
     }
@@ -605,7 +606,7 @@ impl<'a> Builder<'a> {
         let body = Term::and(parts);
         let uguard = (!valid_for_every_index(&body, j, params)).then(|| (j.clone(), body));
         // Existential values used by the transition (nat ones are non-negative).
-        let mut used = HashSet::new();
+        let mut used = HashSet::default();
         let mentioned = guard.iter().chain(uguard.iter().map(|(_, b)| b)).chain(updates.iter().map(|u| &u.value));
         for term in mentioned {
             used.extend(free_vars(term));
@@ -647,7 +648,7 @@ impl<'a> Builder<'a> {
         for c in order {
             let node = &t.cases[c].vals[k];
             let w = match &literal[c] {
-                Some(p) => substitute(&vals[c][k], &HashMap::from([(j.clone(), p.clone())])),
+                Some(p) => substitute(&vals[c][k], &HashMap::from_iter([(j.clone(), p.clone())])),
                 None => vals[c][k].clone(),
             };
             let differs = reference.as_ref().is_some_and(|r| *r != w);

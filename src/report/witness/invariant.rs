@@ -21,7 +21,7 @@ use crate::frontend::c::source_map::{Site, SourceMap};
 use crate::logic::{Op, Term};
 use crate::system::cube::Cube;
 use crate::system::System;
-use std::collections::HashMap;
+use crate::HashMap;
 
 /// Largest literal factor of a product written in C.
 const MAX_FACTOR: i64 = 1 << 16;

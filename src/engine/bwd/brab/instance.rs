@@ -7,7 +7,7 @@ use crate::logic::instantiate::all_maps;
 use crate::logic::{Op, Sort, Term};
 use crate::smt::{self, Backend, SatResult};
 use crate::system::System;
-use std::collections::{HashMap, HashSet};
+use crate::{HashMap, HashSet};
 
 /// Why a system has no explicit finite instance here.
 pub type Unsupported = String;
@@ -276,30 +276,8 @@ impl Compiler<'_, '_> {
     }
 }
 
-/// A fast hasher: for terms (whose hash is already a unique number) and
-/// for states (slices of small integers).
-#[derive(Default)]
-struct IdHasher(u64);
-
-impl std::hash::Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0.wrapping_mul(0x9e37_79b9_7f4a_7c15)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        // Fx-style mixing, 8 bytes at a time
-        for chunk in bytes.chunks(8) {
-            let mut w = [0u8; 8];
-            w[..chunk.len()].copy_from_slice(chunk);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.0 = n as u64;
-    }
-}
-
-/// A map keyed by terms, hashed by their ids.
-type IdMap<V> = HashMap<Term, V, std::hash::BuildHasherDefault<IdHasher>>;
+/// A map keyed by terms.
+type IdMap<V> = HashMap<Term, V>;
 
 /// The finite domain of a sort in an instance with `procs` processes;
 /// integers range over `ints` (the system's literals and small numbers:
@@ -378,7 +356,7 @@ fn growing_numbers(sys: &System) -> HashSet<usize> {
         p(t) || t.args().iter().any(|a| any(a, p))
     }
     let numeric = |i: usize| matches!(sys.vars[i].value_sort(), Sort::Int | Sort::Real);
-    let mut growing = HashSet::new();
+    let mut growing = HashSet::default();
     loop {
         let before = growing.len();
         for t in &sys.transitions {
@@ -759,11 +737,11 @@ impl<'a> Instance<'a> {
         let mut cs = CellSymbols {
             procs,
             cells: vec![Term::ff(); self.width],
-            data: HashSet::new(),
-            scalars: HashSet::new(),
-            map: HashMap::new(),
-            named: HashMap::new(),
-            fixed: HashMap::new(),
+            data: HashSet::default(),
+            scalars: HashSet::default(),
+            map: HashMap::default(),
+            named: HashMap::default(),
+            fixed: HashMap::default(),
         };
         for (i, v) in self.sys.vars.iter().enumerate() {
             let (base, dims) = self.slots[i];
@@ -976,7 +954,7 @@ impl<'a> Instance<'a> {
     pub fn reachable(&self, cap: usize, stop: bool) -> Result<Exploration, Unsupported> {
         // beyond the cap the initial states are a sample (fine for an oracle)
         let (init, all_init, open) = self.enumerate_initial(2048)?;
-        let mut seen: HashSet<State, std::hash::BuildHasherDefault<IdHasher>> = HashSet::default();
+        let mut seen: HashSet<State> = HashSet::default();
         let mut ex = Exploration { states: vec![], complete: false, parents: vec![], unsafe_state: None, open };
         for s in init {
             if self.add(&mut ex, &mut seen, s, None)? && stop {
@@ -1023,13 +1001,7 @@ impl<'a> Instance<'a> {
     /// completions as far as the axioms and the unsafe cubes read open
     /// values, those satisfying the axioms. Whether an unsafe state was
     /// added (then the first one is [`Exploration::unsafe_state`]).
-    fn add(
-        &self,
-        ex: &mut Exploration,
-        seen: &mut HashSet<State, std::hash::BuildHasherDefault<IdHasher>>,
-        st: State,
-        parent: Option<(usize, Move)>,
-    ) -> Result<bool, Unsupported> {
+    fn add(&self, ex: &mut Exploration, seen: &mut HashSet<State>, st: State, parent: Option<(usize, Move)>) -> Result<bool, Unsupported> {
         if !seen.insert(st.clone()) {
             return Ok(false);
         }
@@ -1154,7 +1126,7 @@ mod tests {
         let explored: HashSet<State> = ex.states.iter().flat_map(|s| concrete(s, &ex.open)).collect();
         // the plain exploration, from every initial state
         let mut todo: Vec<State> = ex.states.iter().zip(&ex.parents).filter(|(_, p)| p.is_none()).flat_map(|(s, _)| concrete(s, &ex.open)).collect();
-        let mut plain: HashSet<State> = HashSet::new();
+        let mut plain: HashSet<State> = HashSet::default();
         while let Some(s) = todo.pop() {
             if !plain.insert(s.clone()) {
                 continue;

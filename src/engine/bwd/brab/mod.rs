@@ -12,9 +12,9 @@ use crate::logic::instantiate::injective_maps;
 use crate::logic::{Op, Sort, Term};
 use crate::system::cube::Cube;
 use crate::system::System;
+use crate::{HashMap, HashSet};
 use instance::{Code, Instance, OpenValues, State, Stuck};
 use itertools::Itertools;
-use std::collections::{HashMap, HashSet};
 
 /// The oracle: the reachable states of a finite instance, and what it
 /// has learnt about candidates.
@@ -78,7 +78,18 @@ impl<'a> Oracle<'a> {
         };
         let unsafe_trace = inst.unsafe_trace(&ex)?;
         let (states, complete, open) = (ex.states, ex.complete, ex.open);
-        Ok(Oracle { inst, states, open, complete, sets: HashMap::new(), columns: HashMap::new(), banned: HashSet::new(), max_lits: 3, unsafe_trace, slack })
+        Ok(Oracle {
+            inst,
+            states,
+            open,
+            complete,
+            sets: HashMap::default(),
+            columns: HashMap::default(),
+            banned: HashSet::default(),
+            max_lits: 3,
+            unsafe_trace,
+            slack,
+        })
     }
 
     /// The number of reachable states found.

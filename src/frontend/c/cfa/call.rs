@@ -195,7 +195,7 @@ impl<'a> Builder<'a> {
             ret,
             ret_node,
             scopes: vec![bindings.into_iter().collect()],
-            labels: HashMap::new(),
+            labels: HashMap::default(),
             jumps: vec![],
             switches: vec![],
         });

@@ -56,7 +56,7 @@ impl<'a> Builder<'a> {
             let done = self.init_at(&place, init);
             let cells = self.recording.take().expect("recording");
             done?;
-            let mut by_var: HashMap<usize, Vec<(Vec<i64>, i64)>> = HashMap::new();
+            let mut by_var: HashMap<usize, Vec<(Vec<i64>, i64)>> = HashMap::default();
             for (v, idx, c) in cells {
                 by_var.entry(v).or_default().push((idx, c));
             }

@@ -11,7 +11,7 @@
 //! constant in needs no variable), the object each pointer leaf points
 //! into, and the regions whose size `sizeof` reads.
 
-use std::collections::{HashMap, HashSet};
+use crate::{HashMap, HashSet};
 
 /// A leaf of a region: its number and its field path.
 pub type LeafKey = (usize, Vec<usize>);

@@ -150,7 +150,7 @@ impl<'a> Builder<'a> {
         if let Some(c) = counter {
             self.initial.push(InitFact::Scalar(c, 0));
         }
-        let mut region = Region { name: name.to_string(), whole, dims, global, alloc, counter, leaves: HashMap::new() };
+        let mut region = Region { name: name.to_string(), whole, dims, global, alloc, counter, leaves: HashMap::default() };
         for (path, ty, inner, suffix) in leaves {
             let total = dims + inner;
             let lname = format!("{name}{suffix}");

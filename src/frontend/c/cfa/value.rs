@@ -92,7 +92,7 @@ impl<'a> Builder<'a> {
             }
             ExprKind::StmtExpr(ss) => {
                 let mut out = Val::Int(LExpr::Const(0), int);
-                self.frame().scopes.push(HashMap::new());
+                self.frame().scopes.push(HashMap::default());
                 let r = (|| {
                     for (k, s) in ss.iter().enumerate() {
                         match (&s.kind, k + 1 == ss.len()) {

@@ -5,7 +5,7 @@ use super::Parser;
 use crate::frontend::c::ast::*;
 use crate::frontend::c::lex::Tok;
 use crate::frontend::Diagnostic;
-use std::collections::HashMap;
+use crate::HashMap;
 
 impl Parser<'_> {
     pub(super) fn expr(&mut self) -> Result<Expr, Diagnostic> {
