@@ -179,6 +179,9 @@ pub struct Stats {
     pub calls_safety: usize,
     /// Solver calls of the fixpoint test.
     pub calls_fixpoint: usize,
+    /// Fixpoint tests answered "not covered" by a model built without the
+    /// solver (see `reach::uncovered`).
+    pub uncovered_models: usize,
     /// Solver calls checking new cubes for satisfiability.
     pub calls_sat: usize,
     /// Traces found spurious on replay.
@@ -227,6 +230,7 @@ impl Stats {
         self.subsumed += o.subsumed;
         self.calls_safety += o.calls_safety;
         self.calls_fixpoint += o.calls_fixpoint;
+        self.uncovered_models += o.uncovered_models;
         self.calls_sat += o.calls_sat;
         self.spurious += o.spurious;
         self.t_safety += o.t_safety;

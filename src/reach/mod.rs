@@ -12,4 +12,5 @@ pub mod interpolate;
 pub mod path;
 pub mod pre;
 pub mod safety;
+pub mod uncovered;
 pub mod visited;

@@ -93,6 +93,8 @@ pub struct StatsReport {
     pub calls_safety: u64,
     /// Solver calls of the fixpoint test.
     pub calls_fixpoint: u64,
+    /// Fixpoint tests answered "not covered" by a model built without the solver.
+    pub uncovered_models: u64,
     /// Solver calls checking cubes.
     pub calls_sat: u64,
     /// Solver calls interpolating.
@@ -135,6 +137,7 @@ impl From<&Stats> for StatsReport {
             solver_calls: n(s.solver_calls()),
             calls_safety: n(s.calls_safety),
             calls_fixpoint: n(s.calls_fixpoint),
+            uncovered_models: n(s.uncovered_models),
             calls_sat: n(s.calls_sat),
             calls_interpolation: n(s.calls_itp),
             spurious: n(s.spurious),

@@ -639,6 +639,10 @@ impl<'a> Search<'a> {
         if clauses.is_empty() && !cube.needs_sat_check() {
             return None;
         }
+        if self.sys.axioms.is_empty() && crate::reach::uncovered::witness(&cube.vars, &cube.lits, &clauses) {
+            self.stats.uncovered_models += 1;
+            return None;
+        }
         let mut parts = vec![cube.body(), Term::distinct(&cube.vars)];
         parts.extend(index_bounds(self.sys, &cube.vars));
         parts.extend(instantiate_all(self.sys, &self.sys.axioms, &cube.vars));
