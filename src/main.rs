@@ -304,6 +304,41 @@ fn load_until(file: &Path, reading: frontend::Reading, style: Style) -> Result<(
     }
 }
 
+/// Bytes of the heap that huge pages may back (see [`prepare_heap`]).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const HUGE_HEAP: usize = 30 << 20;
+
+/// Lets transparent huge pages back the first [`HUGE_HEAP`] bytes of the
+/// heap that every thread allocates from. A solver context's tables are
+/// several megabytes; faulted in 4 KiB at a time they are most of a
+/// small check's time (z3's context: about 4,700 page faults, 12–15 ms;
+/// about 700 and 5–7 ms on huge pages). One arena for all threads (the
+/// work runs on a thread of its own), blocks up to 32 MiB from the heap
+/// rather than fresh mappings, and the advised range kept when freed.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn prepare_heap() {
+    const HUGE_PAGE: usize = 2 << 20;
+    // SAFETY: before any other thread starts; mallopt and madvise change
+    // only how memory is obtained, the block is freed right after.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 128 << 20);
+        let block = libc::malloc(HUGE_HEAP);
+        if !block.is_null() {
+            let start = (block as usize).next_multiple_of(HUGE_PAGE);
+            let end = (block as usize + HUGE_HEAP) & !(HUGE_PAGE - 1);
+            if end > start {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+            }
+            libc::free(block);
+        }
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn prepare_heap() {}
+
 fn main() -> ExitCode {
     // a closed stdout (`arrax … | head -1`) ends the process quietly
     // instead of a panic on the broken pipe
@@ -312,6 +347,7 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    prepare_heap();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
