@@ -22,6 +22,24 @@ use std::time::Instant;
 /// States of a finite instance explored at most for the oracle.
 const ORACLE_CAP: usize = 100_000;
 
+/// States of the first exploration for the oracle: an incomplete one is
+/// explored further, up to [`ORACLE_CAP`], only when the search runs long
+/// or an approximation it allowed is refuted (see [`Oracle::deepen`]), so a
+/// large instance whose sample already guides the search well is not
+/// paid for in full. Not for systems with growing numbers: their bounded
+/// instance is explored completely or not at all, and a sample of the
+/// unbounded one is a poor oracle, so they get [`ORACLE_CAP`] at once.
+const ORACLE_FIRST: usize = 20_000;
+
+/// The states of the first exploration of `sys`'s instance for the oracle.
+fn first_cap(sys: &System) -> usize {
+    if brab::instance::growing_numbers(sys).is_empty() {
+        ORACLE_FIRST
+    } else {
+        ORACLE_CAP
+    }
+}
+
 /// How many times the first exploration's time the next larger instance
 /// is explored for a bug before the search starts.
 const BIGGER_GLANCE: f64 = 4.0;
@@ -132,8 +150,8 @@ enum Explored<'a> {
 /// `deadline` (the instance then cut short).
 fn explore<'a>(sys: &'a System, procs: usize, deadline: Option<Instant>, check: &mut TraceCheck, notes: &mut Vec<String>) -> Explored<'a> {
     let t0 = Instant::now();
-    let mut oracle = match Oracle::exploring(sys, procs, ORACLE_CAP, true, deadline) {
-        Ok(o) => o,
+    let mut oracle = match Oracle::exploring(sys, procs, first_cap(sys), true, deadline) {
+        Ok(o) => o.deepening_up_to(ORACLE_CAP),
         Err(why) => {
             notes.push(format!("plain backward search (no finite instance: {why})"));
             return Explored::Oracle(None);
@@ -157,7 +175,7 @@ fn explore<'a>(sys: &'a System, procs: usize, deadline: Option<Instant>, check: 
             Err(e) => notes.push(format!("the {procs}-process instance reaches an unsafe state; its path not replayed: {e}")),
         }
         // the exploration stopped there: the whole of it for the oracle
-        return Explored::Oracle(Oracle::new(sys, procs, ORACLE_CAP, deadline).ok().map(Box::new));
+        return Explored::Oracle(Oracle::new(sys, procs, first_cap(sys), deadline).ok().map(|o| Box::new(o.deepening_up_to(ORACLE_CAP))));
     }
     if oracle.complete && oracle.states() <= 2000 {
         let procs = oracle.procs() + 1;
@@ -224,6 +242,9 @@ impl<'a> Restarts<'a, '_> {
             let sys = self.searched;
             let ended = search.run(&mut |t: &AbstractTrace| check.real(sys, t));
             oracle = search.take_oracle();
+            if let Some(or) = oracle.as_mut() {
+                self.notes.append(&mut or.notes);
+            }
             solver = search.take_solver();
             self.stats.absorb(&search.stats);
             if self.settings.graph {
@@ -236,7 +257,10 @@ impl<'a> Restarts<'a, '_> {
                     tracing::debug!("refuted after {:.2}s ({} nodes): {c}", start.elapsed().as_secs_f64(), search.stats.nodes);
                     or.ban(&c);
                     refuted_here += 1;
-                    if refuted_here >= GROW_AFTER && or.procs() < 4 && !cannot_grow {
+                    if or.can_deepen() {
+                        or.deepen();
+                        None
+                    } else if refuted_here >= GROW_AFTER && or.procs() < 4 && !cannot_grow {
                         refuted_here = 0;
                         match self.grow(or, check) {
                             Growth::Trace(t) => Some(Answer::Unsafe(Counterexample::Trace(t, None))),
@@ -271,25 +295,36 @@ impl<'a> Restarts<'a, '_> {
         }
     }
 
+    /// Explores the `procs`-process instance anew (at most `cap` states):
+    /// `Err` with its path to an unsafe state when that replays (a
+    /// candidate trace like the search's), else the oracle, if any.
+    fn explore_again(&mut self, procs: usize, cap: usize, check: &mut TraceCheck) -> Result<Option<Oracle<'a>>, AbstractTrace> {
+        let deadline = self.budget.deadline;
+        let Ok(mut o) = Oracle::exploring(self.sys, procs, cap, true, deadline) else { return Ok(None) };
+        match o.unsafe_trace.take() {
+            Some(t) if check.real(self.sys, &t) => Err(t),
+            // the exploration stopped there: the whole of it for the oracle
+            Some(_) => Ok(Oracle::new(self.sys, procs, cap, deadline).ok()),
+            None => Ok(Some(o)),
+        }
+    }
+
     /// Grows the oracle's instance by a process after many refuted
     /// approximations (the instance is too small to tell).
     fn grow(&mut self, or: &mut Oracle<'a>, check: &mut TraceCheck) -> Growth {
         let t0 = Instant::now();
         let n = GROW_AFTER;
         let procs = or.procs() + 1;
-        // the bigger instance may reach an unsafe state: its path is a
-        // candidate trace like the search's
-        if let Ok(mut o) = Oracle::exploring(self.sys, procs, ORACLE_CAP, true, self.budget.deadline) {
-            if let Some(t) = o.unsafe_trace.take() {
-                if check.real(self.sys, &t) {
-                    self.notes.push(format!("after {n} refuted approximations: the {procs}-process instance reaches an unsafe state; its path replayed"));
-                    return Growth::Trace(t);
-                }
+        let explored = match self.explore_again(procs, ORACLE_CAP, check) {
+            Err(t) => {
+                self.notes.push(format!("after {n} refuted approximations: the {procs}-process instance reaches an unsafe state; its path replayed"));
+                return Growth::Trace(t);
             }
-        }
+            Ok(o) => o,
+        };
         // only an instance explored completely is a better oracle
-        match Oracle::new(self.sys, procs, ORACLE_CAP, self.budget.deadline) {
-            Ok(mut bigger) if bigger.complete => {
+        match explored {
+            Some(mut bigger) if bigger.complete => {
                 bigger.inherit(or);
                 self.notes.push(format!(
                     "after {n} refuted approximations: the {}-process instance ({} states, explored in {:.2}s)",

@@ -351,7 +351,7 @@ fn next_combination(combo: &mut [usize], len: impl Fn(usize) -> usize) -> bool {
 /// The numeric state variables (by position) that can take unboundedly
 /// many values: those assigned a sum, a difference or a product, or the
 /// value of such a variable (syntactically, to a fixpoint).
-fn growing_numbers(sys: &System) -> HashSet<usize> {
+pub fn growing_numbers(sys: &System) -> HashSet<usize> {
     fn any(t: &Term, p: &dyn Fn(&Term) -> bool) -> bool {
         p(t) || t.args().iter().any(|a| any(a, p))
     }

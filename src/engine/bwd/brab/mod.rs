@@ -15,6 +15,7 @@ use crate::system::System;
 use crate::{HashMap, HashSet};
 use instance::{Code, Instance, OpenValues, State, Stuck};
 use itertools::Itertools;
+use std::time::{Duration, Instant};
 
 /// The oracle: the reachable states of a finite instance, and what it
 /// has learnt about candidates.
@@ -26,6 +27,16 @@ pub struct Oracle<'a> {
     open: OpenValues,
     /// Whether `states` is every reachable state of the instance.
     pub complete: bool,
+    /// The most states the exploration was allowed.
+    cap: usize,
+    /// The most states a deeper exploration may be allowed.
+    limit: usize,
+    /// How long the last exploration took.
+    explored_in: Duration,
+    /// When the last exploration ended.
+    since: Instant,
+    /// What happened to the oracle during a search (deeper explorations).
+    pub notes: Vec<String>,
     /// Per (literal, processes of its variables, those variables): the states satisfying it.
     sets: HashMap<(Term, Vec<i64>, Vec<Term>), Vec<u64>>,
     /// Per cell: its values in every state (built on demand).
@@ -41,6 +52,37 @@ pub struct Oracle<'a> {
     slack: Option<i64>,
 }
 
+/// The factor by which an incomplete oracle's exploration grows.
+const DEEPEN_BY: usize = 5;
+
+/// Explores the instance (at most `cap` states; with `stop`, up to the
+/// first unsafe state). Growing numbers make an instance infinite: the
+/// deepest bounded instance (see `Instance::bound_growing`) explored
+/// completely within the cap, the slack doubled until its states stop
+/// changing; the exploration and that slack.
+fn explore(inst: &mut Instance, cap: usize, stop: bool) -> Result<(instance::Exploration, Option<i64>), String> {
+    let mut bounded: Option<(instance::Exploration, i64)> = None;
+    let mut slack = 2;
+    while slack <= 32 && inst.bound_growing(Some(slack)) {
+        let ex = inst.reachable(cap, stop)?;
+        if !ex.complete && ex.unsafe_state.is_none() {
+            break;
+        }
+        let (n, found) = (ex.states.len(), ex.unsafe_state.is_some());
+        let same = bounded.as_ref().is_some_and(|(e, _)| e.states.len() == n);
+        bounded = Some((ex, slack));
+        if same || found || n * 10 > cap {
+            break;
+        }
+        slack *= 2;
+    }
+    inst.bound_growing(bounded.as_ref().map(|(_, s)| *s));
+    Ok(match bounded {
+        Some((ex, slack)) => (ex, Some(slack)),
+        None => (inst.reachable(cap, stop)?, None),
+    })
+}
+
 impl<'a> Oracle<'a> {
     /// Explores the instance of `sys` with `procs` processes (at most `cap` states).
     pub fn new(sys: &'a System, procs: usize, cap: usize, deadline: Option<std::time::Instant>) -> Result<Self, String> {
@@ -51,31 +93,10 @@ impl<'a> Oracle<'a> {
     /// at the first unsafe state (then its path is [`Oracle::unsafe_trace`]
     /// and the states are a prefix of the reachable ones).
     pub fn exploring(sys: &'a System, procs: usize, cap: usize, stop: bool, deadline: Option<std::time::Instant>) -> Result<Self, String> {
-        // growing numbers make the instance infinite: the deepest bounded
-        // instance (see `Instance::bound_growing`) explored completely
-        // within the cap, the slack doubled until its states stop changing
+        let t0 = Instant::now();
         let mut inst = Instance::new(sys, procs)?;
         inst.deadline = deadline;
-        let mut bounded: Option<(crate::engine::bwd::brab::instance::Exploration, i64)> = None;
-        let mut slack = 2;
-        while slack <= 32 && inst.bound_growing(Some(slack)) {
-            let ex = inst.reachable(cap, stop)?;
-            if !ex.complete && ex.unsafe_state.is_none() {
-                break;
-            }
-            let (n, found) = (ex.states.len(), ex.unsafe_state.is_some());
-            let same = bounded.as_ref().is_some_and(|(e, _)| e.states.len() == n);
-            bounded = Some((ex, slack));
-            if same || found || n * 10 > cap {
-                break;
-            }
-            slack *= 2;
-        }
-        inst.bound_growing(bounded.as_ref().map(|(_, s)| *s));
-        let (ex, slack) = match bounded {
-            Some((ex, slack)) => (ex, Some(slack)),
-            None => (inst.reachable(cap, stop)?, None),
-        };
+        let (ex, slack) = explore(&mut inst, cap, stop)?;
         let unsafe_trace = inst.unsafe_trace(&ex)?;
         let (states, complete, open) = (ex.states, ex.complete, ex.open);
         Ok(Oracle {
@@ -83,6 +104,11 @@ impl<'a> Oracle<'a> {
             states,
             open,
             complete,
+            cap,
+            limit: cap,
+            explored_in: t0.elapsed(),
+            since: Instant::now(),
+            notes: vec![],
             sets: HashMap::default(),
             columns: HashMap::default(),
             banned: HashSet::default(),
@@ -90,6 +116,54 @@ impl<'a> Oracle<'a> {
             unsafe_trace,
             slack,
         })
+    }
+
+    /// The oracle, whose incomplete exploration may grow up to `limit`
+    /// states (see [`Oracle::deepen`]).
+    pub fn deepening_up_to(mut self, limit: usize) -> Self {
+        self.limit = limit.max(self.cap);
+        self
+    }
+
+    /// Explores an incomplete instance further: [`DEEPEN_BY`] times as many
+    /// states, up to the limit (a note says so). Done when an approximation
+    /// it allowed is refuted, and once the search has run as long as the
+    /// deeper exploration is expected to take (so at most about half the
+    /// time goes to exploring).
+    pub fn deepen(&mut self) {
+        if self.complete || self.cap >= self.limit {
+            return;
+        }
+        let t0 = Instant::now();
+        self.cap = (self.cap * DEEPEN_BY).min(self.limit);
+        let Ok((ex, slack)) = explore(&mut self.inst, self.cap, false) else {
+            self.cap = self.limit;
+            return;
+        };
+        (self.states, self.complete, self.open, self.slack) = (ex.states, ex.complete, ex.open, slack);
+        self.sets.clear();
+        self.columns.clear();
+        self.explored_in = t0.elapsed();
+        self.since = Instant::now();
+        let cut = if self.complete { "" } else { " (exploration cut short)" };
+        self.notes.push(format!(
+            "the {}-process instance explored further: {} reachable states{cut} (in {:.2}s)",
+            self.inst.procs,
+            self.states.len(),
+            self.explored_in.as_secs_f64()
+        ));
+    }
+
+    /// Whether [`Oracle::deepen`] would explore further.
+    pub fn can_deepen(&self) -> bool {
+        !self.complete && self.cap < self.limit
+    }
+
+    /// [`Oracle::deepen`] once the search has used the time it is expected to take.
+    fn deepen_when_due(&mut self) {
+        if self.can_deepen() && self.since.elapsed() > self.explored_in * DEEPEN_BY as u32 {
+            self.deepen();
+        }
     }
 
     /// The number of reachable states found.
@@ -273,6 +347,7 @@ impl<'a> Oracle<'a> {
     /// state of the instance satisfies, with the images of its variables
     /// among `cube`'s; smallest candidates first.
     pub fn approximate(&mut self, cube: &Cube) -> Option<(Cube, Vec<Term>)> {
+        self.deepen_when_due();
         let n = cube.lits.len();
         // an instance without initial states (an initial formula that no
         // two processes satisfy together, say) tells literals nothing, but
