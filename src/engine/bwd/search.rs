@@ -639,6 +639,9 @@ impl<'a> Search<'a> {
         if clauses.is_empty() && !cube.needs_sat_check() {
             return None;
         }
+        // one copy of each instance
+        let mut seen = HashSet::default();
+        let (used, clauses): (Vec<_>, Vec<_>) = used.into_iter().zip(clauses).filter(|(_, c)| seen.insert(c.clone())).unzip();
         if self.sys.axioms.is_empty() && crate::reach::uncovered::witness(&cube.vars, &cube.lits, &clauses) {
             self.stats.uncovered_models += 1;
             return None;
@@ -649,9 +652,6 @@ impl<'a> Search<'a> {
         if clauses.is_empty() {
             return (self.check(&Term::and(parts), |s| &mut s.calls_sat) == SatResult::Unsat).then_some(used);
         }
-        // one copy of each instance
-        let mut seen = HashSet::default();
-        let (used, clauses): (Vec<_>, Vec<_>) = used.into_iter().zip(clauses).filter(|(_, c)| seen.insert(c.clone())).unzip();
         let own = cube_terms(&cube.lits);
         let local: Vec<usize> = (0..clauses.len()).filter(|&k| cube_terms(std::slice::from_ref(&clauses[k])).is_subset(&own)).collect();
         if !local.is_empty() && local.len() < clauses.len() && self.local_first.worth() {

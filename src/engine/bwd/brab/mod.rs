@@ -131,7 +131,7 @@ impl<'a> Oracle<'a> {
     /// deeper exploration is expected to take (so at most about half the
     /// time goes to exploring).
     pub fn deepen(&mut self) {
-        if self.complete || self.cap >= self.limit {
+        if !self.can_deepen() {
             return;
         }
         let t0 = Instant::now();
