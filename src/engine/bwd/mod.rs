@@ -19,8 +19,11 @@ use crate::system::System;
 use brab::Oracle;
 use std::time::Instant;
 
-/// States of a finite instance explored at most for the oracle.
-const ORACLE_CAP: usize = 100_000;
+/// States of a finite instance explored at most for the oracle: enough
+/// for the complete 2-process instance of a large protocol (FLASH's have
+/// about 165,000 and 181,000 states), whose samples let wrong
+/// approximations through.
+const ORACLE_CAP: usize = 250_000;
 
 /// States of the first exploration for the oracle: an incomplete one is
 /// explored further, up to [`ORACLE_CAP`], only when the search runs long
@@ -28,15 +31,19 @@ const ORACLE_CAP: usize = 100_000;
 /// large instance whose sample already guides the search well is not
 /// paid for in full. Not for systems with growing numbers: their bounded
 /// instance is explored completely or not at all, and a sample of the
-/// unbounded one is a poor oracle, so they get [`ORACLE_CAP`] at once.
+/// unbounded one is a poor oracle, so they get [`AT_ONCE`] at once.
 const ORACLE_FIRST: usize = 20_000;
+
+/// States of an exploration done at once, not in steps: an instance with
+/// growing numbers, and a larger instance the engine grows to.
+const AT_ONCE: usize = 100_000;
 
 /// The states of the first exploration of `sys`'s instance for the oracle.
 fn first_cap(sys: &System) -> usize {
     if brab::instance::growing_numbers(sys).is_empty() {
         ORACLE_FIRST
     } else {
-        ORACLE_CAP
+        AT_ONCE
     }
 }
 
@@ -315,7 +322,7 @@ impl<'a> Restarts<'a, '_> {
         let t0 = Instant::now();
         let n = GROW_AFTER;
         let procs = or.procs() + 1;
-        let explored = match self.explore_again(procs, ORACLE_CAP, check) {
+        let explored = match self.explore_again(procs, AT_ONCE, check) {
             Err(t) => {
                 self.notes.push(format!("after {n} refuted approximations: the {procs}-process instance reaches an unsafe state; its path replayed"));
                 return Growth::Trace(t);

@@ -337,6 +337,9 @@ impl<'a> Search<'a> {
                 self.nodes[id].fate = Fate::Covered(instances);
                 continue;
             }
+            if let Some(refuted) = self.refuted_by_oracle(id) {
+                return Ended::Refuted(refuted);
+            }
             let cube = self.approximate(id, cube);
             self.visit(id, &cube);
             for (child, later) in self.expand(id, &cube) {
@@ -421,6 +424,20 @@ impl<'a> Search<'a> {
         self.nodes[id].approx = Some((cube.vars.clone(), images));
         self.nodes[id].cube = c.clone();
         c
+    }
+
+    /// The approximation the node descends from, when the oracle's instance
+    /// has a reachable state in the node's cube that steps along the
+    /// search's path into that approximation (see `Oracle::reaches_along`).
+    fn refuted_by_oracle(&mut self, id: usize) -> Option<Cube> {
+        let a = self.approximated_ancestor(self.nodes[id].parent?)?;
+        self.oracle.as_ref()?;
+        let t = self.trace_to(id, Some(a));
+        if !self.oracle.as_mut()?.reaches_along(&t.cubes, &t.edges) {
+            return None;
+        }
+        tracing::debug!("#{id}: a reachable state of the instance steps into approximation #{a} in {} steps", t.edges.len());
+        Some(self.nodes[a].cube.clone())
     }
 
     /// Makes the node visited, deleting the visited cubes its cube subsumes.
@@ -586,14 +603,19 @@ impl<'a> Search<'a> {
         d
     }
 
-    fn trace(&self, mut id: usize) -> AbstractTrace {
+    fn trace(&self, id: usize) -> AbstractTrace {
+        self.trace_to(id, None)
+    }
+
+    /// The path from a node to its ancestor `stop` (to the root without).
+    fn trace_to(&self, mut id: usize, stop: Option<usize>) -> AbstractTrace {
         let mut cubes = vec![];
         let mut edges = vec![];
         loop {
             let n = &self.nodes[id];
             cubes.push(n.cube.clone());
             match (&n.parent, &n.edge) {
-                (Some(p), Some(e)) => {
+                (Some(p), Some(e)) if stop != Some(id) => {
                     edges.push(e.clone());
                     id = *p;
                 }

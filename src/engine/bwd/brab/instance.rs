@@ -308,28 +308,50 @@ fn cell_sort(s: &Sort) -> Sort {
 }
 
 /// The integers a finite instance draws values from: the system's integer
-/// literals and 0..=procs.
+/// literals where they meet numbers (not enumerations, whose constants are
+/// integers too, nor their cells' ranges) and 0..=procs.
 fn int_domain(sys: &System, procs: usize) -> Vec<i64> {
     let mut out: Vec<i64> = (0..=procs as i64).collect();
-    let mut add = |t: &Term| {
-        for l in crate::logic::collect(t, &|x: &Term| matches!(x.op(), Op::Int(_))) {
-            if let Some(n) = l.as_int() {
-                out.push(n);
-            }
-        }
-    };
     for q in sys.initial.iter().chain(&sys.axioms).chain(&sys.unsafe_) {
-        add(&q.body());
+        numeric_literals(&q.body(), true, &mut out);
     }
     for t in &sys.transitions {
-        add(&t.guard);
+        numeric_literals(&t.guard, true, &mut out);
         for u in &t.updates {
-            add(&u.value);
+            let numeric = !matches!(sys.vars[u.var].value_sort(), Sort::Enum(_));
+            numeric_literals(&u.value, numeric, &mut out);
         }
     }
     out.sort();
     out.dedup();
     out
+}
+
+/// Collects the integer literals of `t` that stand for numbers: `numeric`
+/// says whether `t`'s own value is one (not an enumeration constant).
+/// A literal compared with an enumeration-sorted term is that
+/// enumeration's constant.
+fn numeric_literals(t: &Term, numeric: bool, out: &mut Vec<i64>) {
+    let args = t.args();
+    match t.op() {
+        Op::Int(n) if numeric => out.push(*n),
+        Op::Eq | Op::Lt | Op::Le => {
+            let numeric = !args.iter().any(|a| matches!(a.sort(), Sort::Enum(_)));
+            args.iter().for_each(|a| numeric_literals(a, numeric, out));
+        }
+        Op::Ite => {
+            numeric_literals(&args[0], true, out);
+            args[1..].iter().for_each(|a| numeric_literals(a, numeric, out));
+        }
+        Op::Lambda(_) => numeric_literals(&args[0], numeric, out),
+        Op::Store => {
+            let elem = args[0].sort().as_array().is_none_or(|a| !matches!(a.elem, Sort::Enum(_)));
+            let (value, rest) = args.split_last().unwrap();
+            rest.iter().for_each(|a| numeric_literals(a, true, out));
+            numeric_literals(value, elem, out);
+        }
+        _ => args.iter().for_each(|a| numeric_literals(a, true, out)),
+    }
 }
 
 /// Cells left to enumerate: a cell symbol and the values it takes.
@@ -626,7 +648,8 @@ impl<'a> Instance<'a> {
         base + off
     }
 
-    fn holds_axioms(&self, st: &[i64]) -> Result<bool, Stuck> {
+    /// Whether a state satisfies the axioms; stuck on an open value they read.
+    pub fn holds_axioms(&self, st: &[i64]) -> Result<bool, Stuck> {
         for (n, regs, body) in &self.axioms {
             let mut regs = vec![0i64; *regs];
             let mut combo = vec![0usize; *n];
@@ -861,6 +884,11 @@ impl<'a> Instance<'a> {
         } else {
             return Err(format!("cell {c} of sort {} in an initial state", c.sort()));
         })
+    }
+
+    /// The number of transitions the instance steps by.
+    pub fn transitions(&self) -> usize {
+        self.steps.len()
     }
 
     /// The successors of a state, each with the step taken to it: the
@@ -1150,5 +1178,30 @@ mod tests {
         let ex = inst.reachable(100_000, true).unwrap();
         let trace = inst.unsafe_trace(&ex).unwrap().expect("an unsafe state");
         assert_eq!(trace.edges.len(), 4);
+    }
+
+    /// Integer literals that are enumeration constants (compared with or
+    /// assigned to a cell of an enumeration) are no values of the
+    /// instance's integer cells: a process pointer ranges over the
+    /// processes, one identifier outside them and the numbers it is
+    /// compared with, not over every constant of the system.
+    #[test]
+    fn enumeration_constants_are_not_numbers() {
+        let src = "(system
+          (index nat)
+          (enum cmd (subrange 1 6))
+          (global c cmd)
+          (global h Int)
+          (local s cmd)
+          (initial (forall ((x Int)) (and (= c 1) (= s[x] 1) (not (= h x)))))
+          (unsafe (exists ((z1 Int)) (= s[z1] 6)))
+          (transition t
+            (params (x Int))
+            (guard (and (= s[x] 1) (= c 1) (not (= h 7))))
+            (update s (lambda ((j Int)) (ite (= j x) (ite (= c 4) 5 3) s[j])))
+            (update c 3)))";
+        let sys = crate::frontend::parse_str(src, crate::frontend::Format::Canonical).unwrap().system;
+        let inst = Instance::new(&sys, 2).unwrap();
+        assert_eq!(inst.ints, vec![0, 1, 2, 7]);
     }
 }

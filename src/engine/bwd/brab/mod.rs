@@ -7,6 +7,7 @@
 //! final invariant is certified like any other.
 
 pub mod instance;
+mod walk;
 
 use crate::logic::instantiate::injective_maps;
 use crate::logic::{Op, Sort, Term};
