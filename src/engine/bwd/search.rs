@@ -123,6 +123,10 @@ pub struct Search<'a> {
     start: Instant,
     /// The approximation oracle (BRAB), if any.
     oracle: Option<crate::engine::bwd::brab::Oracle<'a>>,
+    /// The approximated nodes whose approximation a complete exploration
+    /// of the instance allowed: no state of the instance reaches them, so
+    /// no walk of the instance refutes them.
+    unrefutable: HashSet<usize>,
     /// Whether some pre-image was dropped for naming too many processes
     /// (then the search cannot conclude SAFE).
     truncated: bool,
@@ -198,6 +202,7 @@ impl<'a> Search<'a> {
             stats: Stats::default(),
             start: Instant::now(),
             oracle: None,
+            unrefutable: HashSet::default(),
             truncated: false,
             local_first: LocalFirst::default(),
         }
@@ -421,6 +426,9 @@ impl<'a> Search<'a> {
         }
         tracing::debug!("approximate #{id}: {cube}  ~>  {c}");
         self.stats.approximated += 1;
+        if self.oracle.as_ref().is_some_and(|o| o.complete) {
+            self.unrefutable.insert(id);
+        }
         self.nodes[id].approx = Some((cube.vars.clone(), images));
         self.nodes[id].cube = c.clone();
         c
@@ -431,6 +439,9 @@ impl<'a> Search<'a> {
     /// search's path into that approximation (see `Oracle::reaches_along`).
     fn refuted_by_oracle(&mut self, id: usize) -> Option<Cube> {
         let a = self.approximated_ancestor(self.nodes[id].parent?)?;
+        if self.unrefutable.contains(&a) {
+            return None;
+        }
         self.oracle.as_ref()?;
         let t = self.trace_to(id, Some(a));
         if !self.oracle.as_mut()?.reaches_along(&t.cubes, &t.edges) {
