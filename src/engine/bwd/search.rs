@@ -342,7 +342,7 @@ impl<'a> Search<'a> {
                 self.nodes[id].fate = Fate::Covered(instances);
                 continue;
             }
-            if let Some(refuted) = self.refuted_by_oracle(id) {
+            if let Some(refuted) = self.refuted_by_oracle(id, &cube) {
                 return Ended::Refuted(refuted);
             }
             let cube = self.approximate(id, cube);
@@ -436,15 +436,19 @@ impl<'a> Search<'a> {
 
     /// The approximation the node descends from, when the oracle's instance
     /// has a reachable state in the node's cube that steps along the
-    /// search's path into that approximation (see `Oracle::reaches_along`).
-    fn refuted_by_oracle(&mut self, id: usize) -> Option<Cube> {
+    /// search's path into that approximation (see `Oracle::steps_into`).
+    /// The path is built only for a cube the instance reaches.
+    fn refuted_by_oracle(&mut self, id: usize, cube: &Cube) -> Option<Cube> {
         let a = self.approximated_ancestor(self.nodes[id].parent?)?;
         if self.unrefutable.contains(&a) {
             return None;
         }
-        self.oracle.as_ref()?;
+        let starts = self.oracle.as_mut()?.states_in(cube);
+        if starts.is_empty() {
+            return None;
+        }
         let t = self.trace_to(id, Some(a));
-        if !self.oracle.as_mut()?.reaches_along(&t.cubes, &t.edges) {
+        if !self.oracle.as_ref()?.steps_into(starts, &t.cubes, &t.edges) {
             return None;
         }
         tracing::debug!("#{id}: a reachable state of the instance steps into approximation #{a} in {} steps", t.edges.len());

@@ -286,40 +286,59 @@ impl<'a> Oracle<'a> {
         Some(bits)
     }
 
+    /// Every assignment of distinct processes of the instance to `vars`.
+    fn assignments(&self, vars: &[Term]) -> Vec<Vec<i64>> {
+        let procs: Vec<Term> = (0..self.inst.procs).map(|p| Term::raw(Op::Int(p as i64), vec![], Sort::Index)).collect();
+        injective_maps(vars, &procs).into_iter().map(|m| vars.iter().map(|v| m[v].as_int().unwrap()).collect()).collect()
+    }
+
+    /// The states that may satisfy every literal (their variables at
+    /// processes `ps`), as the intersection of the literals' bit sets;
+    /// `None` if a literal cannot be evaluated.
+    fn hits(&mut self, lits: &[Term], vars: &[Term], ps: &[i64]) -> Option<Vec<u64>> {
+        let n = self.states.len();
+        let mut acc: Vec<u64> = (0..n.div_ceil(64)).map(|w| if (w + 1) * 64 <= n { u64::MAX } else { (1 << (n % 64)) - 1 }).collect();
+        for l in lits {
+            let s = self.set(l, vars, ps)?;
+            acc.iter_mut().zip(s).for_each(|(a, b)| *a &= b);
+        }
+        Some(acc)
+    }
+
+    /// The literals' conjunction compiled, their variables at processes `ps`.
+    fn conjunction(&self, lits: &[Term], vars: &[Term], ps: &[i64]) -> (Code, usize) {
+        let env: Vec<(Term, i64)> = vars.iter().cloned().zip(ps.iter().cloned()).collect();
+        self.inst.compile(&Term::and(lits.to_vec()), &env)
+    }
+
+    /// The completions of a state (its open values fixed as far as `code`
+    /// reads them) on which `code` holds; `None` if it cannot be evaluated.
+    fn completions_where(&self, st: &[i64], code: &Code, regs: usize) -> Option<Vec<State>> {
+        let mut regs = vec![0i64; regs];
+        let done = instance::completions(st.into(), &self.open, |s| self.inst.val(code, s, &mut regs)).ok()?;
+        Some(done.into_iter().filter(|(_, v)| *v != 0).map(|(s, _)| s).collect())
+    }
+
     /// Whether some reachable state satisfies the literals (over `vars`,
     /// pairwise distinct processes); `None` if they cannot be evaluated.
     /// The literals' bit sets tell which states may; a state with open
     /// values among them is checked exactly, its open values fixed in
     /// every way the literals read.
     fn reached(&mut self, lits: &[Term], vars: &[Term]) -> Option<bool> {
-        let procs: Vec<Term> = (0..self.inst.procs).map(|p| Term::raw(Op::Int(p as i64), vec![], Sort::Index)).collect();
-        for m in injective_maps(vars, &procs) {
-            let ps: Vec<i64> = vars.iter().map(|v| m[v].as_int().unwrap()).collect();
-            let mut acc: Option<Vec<u64>> = None;
-            for l in lits {
-                let s = self.set(l, vars, &ps)?.clone();
-                acc = Some(match acc {
-                    None => s,
-                    Some(a) => a.iter().zip(&s).map(|(x, y)| x & y).collect(),
-                });
-            }
-            let Some(acc) = acc else {
-                if !self.states.is_empty() {
-                    return Some(true);
-                }
-                continue;
-            };
-            if self.some_satisfies(&acc, lits, vars, &ps)? {
+        for ps in self.assignments(vars) {
+            let hits = self.hits(lits, vars, &ps)?;
+            if self.satisfying(&hits, lits, vars, &ps, |_| true)? {
                 return Some(true);
             }
         }
         Some(false)
     }
 
-    /// Whether a state of the bit set `hits` satisfies the literals (their
-    /// variables standing for processes `ps`): a state without open values
-    /// in the set does; others are completed as far as the literals read.
-    fn some_satisfies(&self, hits: &[u64], lits: &[Term], vars: &[Term], ps: &[i64]) -> Option<bool> {
+    /// Calls `f` on the states of `hits` that satisfy the literals (their
+    /// variables at processes `ps`) — a state without open values as it
+    /// is, others completed as far as the literals read — until it returns
+    /// true; whether it did (`None` if a state cannot be evaluated).
+    fn satisfying(&self, hits: &[u64], lits: &[Term], vars: &[Term], ps: &[i64], mut f: impl FnMut(&[i64]) -> bool) -> Option<bool> {
         let mut code = None;
         for (w, &word) in hits.iter().enumerate() {
             let mut word = word;
@@ -328,15 +347,13 @@ impl<'a> Oracle<'a> {
                 word &= word - 1;
                 let st = &self.states[k];
                 if !instance::partial(st) {
-                    return Some(true);
+                    if f(st) {
+                        return Some(true);
+                    }
+                    continue;
                 }
-                let (code, regs) = code.get_or_insert_with(|| {
-                    let env: Vec<(Term, i64)> = vars.iter().cloned().zip(ps.iter().cloned()).collect();
-                    self.inst.compile(&Term::and(lits.to_vec()), &env)
-                });
-                let mut regs = vec![0i64; *regs];
-                let done = instance::completions(st.clone(), &self.open, |s| self.inst.val(code, s, &mut regs)).ok()?;
-                if done.iter().any(|(_, v)| *v != 0) {
+                let (code, regs) = code.get_or_insert_with(|| self.conjunction(lits, vars, ps));
+                if self.completions_where(st, code, *regs)?.iter().any(|s| f(s)) {
                     return Some(true);
                 }
             }

@@ -5,6 +5,9 @@
 //! backward search itself would meet the initial states (a wrong
 //! approximation's pre-images can go on for dozens of steps).
 //!
+//! The starting states are found first ([`Oracle::states_in`]), so that
+//! the search's path is only built for a cube the instance reaches.
+//!
 //! Each step is checked on the instance: the edge's transition, with its
 //! parameters at the processes the walk has reached, must be enabled and
 //! lead to a state satisfying the axioms. A pre-image computed with
@@ -15,8 +18,7 @@
 use super::instance::{completions, State};
 use super::Oracle;
 use crate::answer::Edge;
-use crate::logic::instantiate::injective_maps;
-use crate::logic::{Op, Sort, Term};
+use crate::logic::Term;
 use crate::system::cube::Cube;
 
 /// The most states of the first cube a walk starts from.
@@ -25,66 +27,43 @@ const STARTS: usize = 16;
 /// The most states a walk visits in all (branching on open values).
 const STEPS: usize = 4096;
 
-impl Oracle<'_> {
-    /// Whether a reachable state of the instance satisfies `cubes[0]` and
-    /// steps along `edges` (edge `i` from `cubes[i]` to `cubes[i + 1]`,
-    /// naming its parameters and the next cube's variables as variables of
-    /// `cubes[i]`) to a state satisfying the last cube, which is then
-    /// reachable. Cubes with conditions on other processes are not
-    /// evaluated (false).
-    pub fn reaches_along(&mut self, cubes: &[Cube], edges: &[Edge]) -> bool {
-        let (first, last) = (&cubes[0], &cubes[cubes.len() - 1]);
-        if cubes.len() != edges.len() + 1 || !first.others.is_empty() || !last.others.is_empty() || first.arity() > self.inst.procs {
-            return false;
-        }
-        let procs: Vec<Term> = (0..self.inst.procs).map(|p| Term::raw(Op::Int(p as i64), vec![], Sort::Index)).collect();
-        let mut steps = 0;
-        for m in injective_maps(&first.vars, &procs) {
-            let ps: Vec<i64> = first.vars.iter().map(|v| m[v].as_int().unwrap()).collect();
-            for st in self.satisfying(first, &ps) {
-                if self.walk(st, ps.clone(), cubes, edges, &mut steps) {
-                    return true;
-                }
-                if steps >= STEPS {
-                    return false;
-                }
-            }
-        }
-        false
-    }
+/// A state to walk from, with the processes of its cube's variables.
+pub type Start = (State, Vec<i64>);
 
-    /// Up to [`STARTS`] reachable states satisfying the cube with its
-    /// variables at processes `ps`, open values fixed as far as the
-    /// literals read them.
-    fn satisfying(&mut self, cube: &Cube, ps: &[i64]) -> Vec<State> {
-        let mut acc: Option<Vec<u64>> = None;
-        for l in &cube.lits {
-            let Some(s) = self.set(l, &cube.vars, ps) else { return vec![] };
-            acc = Some(match acc {
-                None => s.clone(),
-                Some(a) => a.iter().zip(s).map(|(x, y)| x & y).collect(),
-            });
-        }
-        let hits = acc.unwrap_or_else(|| vec![u64::MAX; self.states.len().div_ceil(64)]);
-        let ks = (0..self.states.len()).filter(|&k| hits[k / 64] & (1 << (k % 64)) != 0);
+impl Oracle<'_> {
+    /// Up to [`STARTS`] reachable states of the instance in `cube` (open
+    /// values fixed as far as its literals read them), each with the
+    /// processes of the cube's variables. None for a cube with conditions
+    /// on other processes or more variables than the instance has processes.
+    pub fn states_in(&mut self, cube: &Cube) -> Vec<Start> {
         let mut out = vec![];
-        for k in ks {
-            out.extend(self.completed(self.states[k].clone(), cube, ps));
+        if !cube.others.is_empty() || cube.arity() > self.inst.procs {
+            return out;
+        }
+        for ps in self.assignments(&cube.vars) {
+            let Some(hits) = self.hits(&cube.lits, &cube.vars, &ps) else { return out };
+            self.satisfying(&hits, &cube.lits, &cube.vars, &ps, |s| {
+                out.push((s.into(), ps.clone()));
+                out.len() >= STARTS
+            });
             if out.len() >= STARTS {
                 break;
             }
         }
-        out.truncate(STARTS);
         out
     }
 
-    /// The completions of a state satisfying the cube at processes `ps`.
-    fn completed(&self, st: State, cube: &Cube, ps: &[i64]) -> Vec<State> {
-        let env: Vec<(Term, i64)> = cube.vars.iter().cloned().zip(ps.iter().cloned()).collect();
-        let (code, regs) = self.inst.compile(&Term::and(cube.lits.clone()), &env);
-        let mut regs = vec![0i64; regs];
-        let done = completions(st, &self.open, |s| self.inst.val(&code, s, &mut regs)).unwrap_or_default();
-        done.into_iter().filter(|(_, v)| *v != 0).map(|(s, _)| s).collect()
+    /// Whether one of `starts` (states in `cubes[0]`) steps along `edges`
+    /// (edge `i` from `cubes[i]` to `cubes[i + 1]`, naming its parameters
+    /// and the next cube's variables as variables of `cubes[i]`) to a state
+    /// satisfying the last cube, which is then reachable. A last cube with
+    /// conditions on other processes is not evaluated (false).
+    pub fn steps_into(&self, starts: Vec<Start>, cubes: &[Cube], edges: &[Edge]) -> bool {
+        if cubes.len() != edges.len() + 1 || !cubes[cubes.len() - 1].others.is_empty() {
+            return false;
+        }
+        let mut steps = 0;
+        starts.into_iter().any(|(st, ps)| steps < STEPS && self.walk(st, ps, cubes, edges, &mut steps))
     }
 
     /// One step of the walk from `st`, which satisfies `cubes[0]` with its
@@ -93,7 +72,8 @@ impl Oracle<'_> {
     fn walk(&self, st: State, ps: Vec<i64>, cubes: &[Cube], edges: &[Edge], steps: &mut usize) -> bool {
         *steps += 1;
         let Some(edge) = edges.first() else {
-            return !self.completed(st, &cubes[0], &ps).is_empty();
+            let (code, regs) = self.conjunction(&cubes[0].lits, &cubes[0].vars, &ps);
+            return self.completions_where(&st, &code, regs).is_some_and(|c| !c.is_empty());
         };
         if *steps > STEPS || edge.transition >= self.inst.transitions() {
             return false;
@@ -130,6 +110,7 @@ impl Oracle<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::logic::Sort;
     use crate::reach::pre::pre_image;
     use crate::system::cube::zvar;
     use crate::system::System;
@@ -167,7 +148,8 @@ mod tests {
         let sys = mutex();
         let (target, cube, edge) = entering(&sys);
         let mut o = Oracle::new(&sys, 2, 1000, None).unwrap();
-        assert!(o.reaches_along(&[cube, target], &[edge]));
+        let starts = o.states_in(&cube);
+        assert!(o.steps_into(starts, &[cube, target], &[edge]));
     }
 
     /// Two critical processes are unreachable, so no pre-image of them is
@@ -180,7 +162,8 @@ mod tests {
         let mut o = Oracle::new(&sys, 2, 1000, None).unwrap();
         for name in ["request", "test_and_set", "release"] {
             for (cube, edge) in pre(&sys, &target, name) {
-                assert!(!o.reaches_along(&[cube, target.clone()], &[edge]), "{name}");
+                let starts = o.states_in(&cube);
+                assert!(!o.steps_into(starts, &[cube, target.clone()], &[edge]), "{name}");
             }
         }
     }
@@ -192,6 +175,9 @@ mod tests {
         let sys = mutex();
         let (target, _, edge) = entering(&sys);
         let mut o = Oracle::new(&sys, 2, 1000, None).unwrap();
-        assert!(!o.reaches_along(&[at(&sys, 0), target], &[edge]));
+        let idle = at(&sys, 0);
+        let starts = o.states_in(&idle);
+        assert!(!starts.is_empty(), "an idle process is reachable");
+        assert!(!o.steps_into(starts, &[idle, target], &[edge]));
     }
 }
