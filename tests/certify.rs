@@ -89,3 +89,26 @@ fn search_and_certification_agree_on_every_backend_pairing() {
         assert!(matches!(r.certification, arrax::driver::Certification::Certified(_)), "{backend}: {:?}", r.certification);
     }
 }
+
+/// Obligations are checked in batches (one disjunction each): with a
+/// broken invariant, every obligation's status is still the one its own
+/// formula has when checked alone, for both solvers.
+#[test]
+fn batched_obligations_keep_their_own_status() {
+    let sys = system("mutex.mcmt");
+    let mut proof = proof_of(&sys);
+    let keep = proof.invariant.iter().position(|c| c.lits.len() == 2 && c.vars.len() == 2).unwrap();
+    proof.invariant = vec![proof.invariant[keep].clone()];
+    proof.hints = vec![proof.hints[keep].iter().map(|h| arrax::answer::Hint { edge: h.edge.clone(), instances: vec![] }).collect()];
+    for b in [Backend::Cvc5, Backend::Z3] {
+        let cert = certify_safe(&sys, &proof, b, 10_000);
+        let failed = cert.obligations.iter().filter(|o| o.status == Status::Failed).count();
+        assert!(failed >= 1 && failed < cert.obligations.len(), "{b}: {failed} failed");
+        let mut solver = arrax::smt::checker(b);
+        for o in cert.obligations.iter().filter(|o| o.status != Status::Frame) {
+            let alone = arrax::smt::check_alone(solver.as_mut(), &o.formula, None);
+            let expected = if alone == arrax::smt::SatResult::Unsat { Status::Proved } else { Status::Failed };
+            assert_eq!(o.status, expected, "{b}: {}", o.name);
+        }
+    }
+}

@@ -140,10 +140,11 @@ struct SafeChecker<'a> {
     sys: &'a System,
     solver: Box<dyn smt::Solver>,
     complete: bool,
-    timeout_ms: u64,
     /// The Skolem witness of each instance (clause, images) of an invariant
     /// clause with conditions on other processes, numbered.
     witnesses: std::cell::RefCell<HashMap<(String, Vec<Term>), usize>>,
+    /// Whether obligations are still checked in batches.
+    batching: bool,
 }
 
 impl<'a> SafeChecker<'a> {
@@ -197,11 +198,10 @@ impl<'a> SafeChecker<'a> {
         crate::reach::safety::index_bounds(self.sys, terms)
     }
 
-    /// Decides an obligation: first with the hinted instances, then with
-    /// every instance over its index terms.
-    fn decide(&mut self, p: Pending, inv: &[Cube]) -> Obligation {
-        let f = p.formula(&p.hinted);
-        let r = self.check(&f);
+    /// Decides an obligation whose formula with the hinted instances is
+    /// `f` and checked `r`: if that is not unsatisfiable, again with every
+    /// instance over its index terms.
+    fn decide(&mut self, p: Pending, f: Term, r: SatResult, inv: &[Cube]) -> Obligation {
         match (r, p.terms.clone()) {
             (SatResult::Unsat, _) => Obligation { name: p.name, formula: f, status: Status::Proved },
             (r, None) => self.conclude(p.name, f, r),
@@ -231,6 +231,39 @@ impl<'a> SafeChecker<'a> {
         let r = self.solver.check();
         self.solver.pop();
         r
+    }
+
+    /// The result of checking each of `fs`, found by checking their
+    /// disjunction first: it is unsatisfiable exactly when each of them
+    /// is (their free symbols are existential), and one call spares the
+    /// solver's set-up of many (most obligations of a right invariant are
+    /// small and unsatisfiable). A satisfiable disjunction is split in
+    /// halves, down to single formulas, whose own result is returned; after
+    /// a disjunction the solver gave up on, or one that took longer than
+    /// [`BATCH_SLOW`], each formula is checked alone (then batching saves
+    /// little and could waste a whole time limit).
+    fn check_each(&mut self, fs: &[Term]) -> Vec<SatResult> {
+        if fs.len() == 1 || !self.batching {
+            return fs.iter().map(|f| self.check(f)).collect();
+        }
+        let t0 = std::time::Instant::now();
+        let r = self.check(&Term::or(fs.iter().cloned()));
+        if t0.elapsed() > BATCH_SLOW {
+            self.batching = false;
+        }
+        match r {
+            SatResult::Unsat => vec![SatResult::Unsat; fs.len()],
+            SatResult::Sat => {
+                let (a, b) = fs.split_at(fs.len() / 2);
+                let mut r = self.check_each(a);
+                r.extend(self.check_each(b));
+                r
+            }
+            SatResult::Unknown(_) => {
+                self.batching = false;
+                self.check_each(fs)
+            }
+        }
     }
 
     fn initiation(&self, i: usize, cube: &Cube) -> Pending {
@@ -323,36 +356,60 @@ impl<'a> SafeChecker<'a> {
     }
 }
 
+/// How many obligations one solver call checks at most (see
+/// [`SafeChecker::check_each`]).
+const BATCH: usize = 128;
+
+/// A batch of obligations whose check takes longer than this ends
+/// batching (see [`SafeChecker::check_each`]).
+const BATCH_SLOW: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// Re-checks a SAFE answer with the given backend (normally the one the
 /// search did not use); `timeout_ms` bounds each solver call.
 pub fn certify_safe(sys: &System, proof: &Proof, backend: Backend, timeout_ms: u64) -> SafeCertificate {
     let mut solver = smt::checker(backend);
     solver.set_timeout_ms(timeout_ms);
     let complete = instantiation_complete(sys) && proof.invariant.iter().all(|c| c.others.is_empty());
-    let mut ck = SafeChecker { sys, solver, complete, timeout_ms, witnesses: Default::default() };
-    let _ = ck.timeout_ms;
+    let mut ck = SafeChecker { sys, solver, complete, witnesses: Default::default(), batching: true };
     let inv = &proof.invariant;
-    let mut obligations = vec![];
-    for (k, u) in sys.unsafe_.iter().enumerate() {
-        let p = ck.exclusion(k, u, inv);
-        obligations.push(ck.decide(p, inv));
-    }
-    for (i, c) in inv.iter().enumerate() {
-        let p = ck.initiation(i, c);
-        obligations.push(ck.decide(p, inv));
-    }
+    // the obligations in order, each pending or settled by the frame rule
+    let mut all: Vec<Result<Pending, Obligation>> = vec![];
+    all.extend(sys.unsafe_.iter().enumerate().map(|(k, u)| Ok(ck.exclusion(k, u, inv))));
+    all.extend(inv.iter().enumerate().map(|(i, c)| Ok(ck.initiation(i, c))));
     for i in 0..inv.len() {
         let read = reads(&inv[i]);
         for ti in 0..sys.transitions.len() {
             let p = ck.consecution(i, ti, inv, &proof.hints[i]);
-            if framed(sys, &sys.transitions[ti], &read) {
+            all.push(if framed(sys, &sys.transitions[ti], &read) {
                 let f = p.formula(&[ck.clause(&inv[i], &inv[i].vars)]);
-                obligations.push(Obligation { name: p.name, formula: f, status: Status::Frame });
-                continue;
-            }
-            obligations.push(ck.decide(p, inv));
+                Err(Obligation { name: p.name, formula: f, status: Status::Frame })
+            } else {
+                Ok(p)
+            });
         }
     }
+    // the pending ones checked in batches (see [`SafeChecker::check_each`])
+    let mut slots: Vec<Option<Obligation>> = vec![];
+    let mut pending: Vec<(usize, Pending, Term)> = vec![];
+    for (k, o) in all.into_iter().enumerate() {
+        match o {
+            Ok(p) => {
+                let f = p.formula(&p.hinted);
+                pending.push((k, p, f));
+                slots.push(None);
+            }
+            Err(settled) => slots.push(Some(settled)),
+        }
+    }
+    let mut pending = pending.into_iter().peekable();
+    while pending.peek().is_some() {
+        let batch: Vec<(usize, Pending, Term)> = pending.by_ref().take(BATCH).collect();
+        let fs: Vec<Term> = batch.iter().map(|(_, _, f)| f.clone()).collect();
+        for ((k, p, f), r) in batch.into_iter().zip(ck.check_each(&fs)) {
+            slots[k] = Some(ck.decide(p, f, r, inv));
+        }
+    }
+    let obligations = slots.into_iter().flatten().collect();
     SafeCertificate { backend, obligations }
 }
 
