@@ -46,6 +46,9 @@ pub fn pre_image(sys: &System, cube: &Cube, ti: usize, max_vars: usize, exact: b
     let n = cube.arity();
     let mut out = vec![];
     let mut dropped = false;
+    // only the updates of state variables the cube reads matter
+    let read: Vec<Term> = cube.lits.iter().chain(&cube.others).flat_map(crate::logic::free_vars).collect();
+    let updates: Vec<_> = t.updates.iter().filter(|u| read.contains(&sys.vars[u.var].term)).collect();
     for ident in identifications(t.params.len(), n) {
         let fresh = ident.iter().filter(|c| c.is_none()).count();
         if n + fresh > max_vars {
@@ -73,7 +76,7 @@ pub fn pre_image(sys: &System, cube: &Cube, ti: usize, max_vars: usize, exact: b
             pmap.insert(v.clone(), f.clone());
         }
         let mut next: HashMap<Term, Term> = HashMap::default();
-        for u in &t.updates {
+        for u in &updates {
             next.insert(sys.vars[u.var].term.clone(), substitute(&u.value, &pmap));
         }
         let mut parts: Vec<Term> = cube.lits.iter().map(|l| substitute(l, &next)).collect();
