@@ -377,50 +377,43 @@ pub fn certify_safe(sys: &System, proof: &Proof, backend: Backend, timeout_ms: u
     let complete = instantiation_complete(sys) && proof.invariant.iter().all(|c| c.others.is_empty());
     let mut ck = SafeChecker { sys, solver, complete, witnesses: Default::default(), batching: sys.index_kind() == IndexKind::Order };
     let inv = &proof.invariant;
-    // the obligations in order, each pending or settled by the frame rule
-    let mut all: Vec<Result<Pending, Obligation>> = vec![];
-    all.extend(sys.unsafe_.iter().enumerate().map(|(k, u)| Ok(ck.exclusion(k, u, inv))));
-    all.extend(inv.iter().enumerate().map(|(i, c)| Ok(ck.initiation(i, c))));
+    // the obligations in order: those settled by the frame rule at once,
+    // the others (`pending`, with their place) checked in batches below
+    let mut slots: Vec<Option<Obligation>> = vec![];
+    let mut pending: Vec<(usize, Pending)> = vec![];
+    let mut wait = |p: Pending, slots: &mut Vec<Option<Obligation>>| {
+        pending.push((slots.len(), p));
+        slots.push(None);
+    };
+    for (k, u) in sys.unsafe_.iter().enumerate() {
+        wait(ck.exclusion(k, u, inv), &mut slots);
+    }
+    for (i, c) in inv.iter().enumerate() {
+        wait(ck.initiation(i, c), &mut slots);
+    }
     for i in 0..inv.len() {
-        let read = reads(&inv[i]);
+        let read = inv[i].reads();
         for ti in 0..sys.transitions.len() {
             let p = ck.consecution(i, ti, inv, &proof.hints[i]);
-            all.push(if framed(sys, &sys.transitions[ti], &read) {
+            if framed(sys, &sys.transitions[ti], &read) {
                 let f = p.formula(&[ck.clause(&inv[i], &inv[i].vars)]);
-                Err(Obligation { name: p.name, formula: f, status: Status::Frame })
+                slots.push(Some(Obligation { name: p.name, formula: f, status: Status::Frame }));
             } else {
-                Ok(p)
-            });
-        }
-    }
-    // the pending ones checked in batches (see [`SafeChecker::check_each`])
-    let mut slots: Vec<Option<Obligation>> = vec![];
-    let mut pending: Vec<(usize, Pending, Term)> = vec![];
-    for (k, o) in all.into_iter().enumerate() {
-        match o {
-            Ok(p) => {
-                let f = p.formula(&p.hinted);
-                pending.push((k, p, f));
-                slots.push(None);
+                wait(p, &mut slots);
             }
-            Err(settled) => slots.push(Some(settled)),
         }
     }
     let mut pending = pending.into_iter().peekable();
     while pending.peek().is_some() {
-        let batch: Vec<(usize, Pending, Term)> = pending.by_ref().take(BATCH).collect();
-        let fs: Vec<Term> = batch.iter().map(|(_, _, f)| f.clone()).collect();
-        for ((k, p, f), r) in batch.into_iter().zip(ck.check_each(&fs)) {
+        let batch: Vec<(usize, Pending)> = pending.by_ref().take(BATCH).collect();
+        let fs: Vec<Term> = batch.iter().map(|(_, p)| p.formula(&p.hinted)).collect();
+        let results = ck.check_each(&fs);
+        for (((k, p), f), r) in batch.into_iter().zip(fs).zip(results) {
             slots[k] = Some(ck.decide(p, f, r, inv));
         }
     }
     let obligations = slots.into_iter().flatten().collect();
     SafeCertificate { backend, obligations }
-}
-
-/// The symbols a cube reads (in its literals or its conditions on other processes).
-fn reads(cube: &Cube) -> Vec<Term> {
-    std::iter::once(cube.body()).chain(cube.others.iter().cloned()).flat_map(|f| crate::logic::free_vars(&f)).collect()
 }
 
 /// Whether transition `t` writes none of the state variables `read`.
@@ -460,9 +453,9 @@ mod tests {
         // `Cache[z] = E` (the third constant of `I | S | E`)
         let e = Term::enum_const(sys.vars.iter().find(|v| v.name() == "Cache").unwrap().value_sort(), 2);
         let cached = Cube::plain(vec![z.clone()], vec![Term::eq(&Term::select(&var("Cache"), std::slice::from_ref(&z)), &e)]);
-        assert!(framed(&sys, step("evict_shared"), &reads(&memory)));
-        assert!(!framed(&sys, step("write_back"), &reads(&memory)));
-        assert!(!framed(&sys, step("evict_shared"), &reads(&cached)));
-        assert!(framed(&sys, step("grant_shared"), &reads(&cached)));
+        assert!(framed(&sys, step("evict_shared"), &memory.reads()));
+        assert!(!framed(&sys, step("write_back"), &memory.reads()));
+        assert!(!framed(&sys, step("evict_shared"), &cached.reads()));
+        assert!(framed(&sys, step("grant_shared"), &cached.reads()));
     }
 }

@@ -47,7 +47,7 @@ pub fn pre_image(sys: &System, cube: &Cube, ti: usize, max_vars: usize, exact: b
     let mut out = vec![];
     let mut dropped = false;
     // only the updates of state variables the cube reads matter
-    let read: Vec<Term> = cube.lits.iter().chain(&cube.others).flat_map(crate::logic::free_vars).collect();
+    let read = cube.reads();
     let updates: Vec<_> = t.updates.iter().filter(|u| read.contains(&sys.vars[u.var].term)).collect();
     for ident in identifications(t.params.len(), n) {
         let fresh = ident.iter().filter(|c| c.is_none()).count();

@@ -65,6 +65,14 @@ impl Cube {
     pub fn body(&self) -> Term {
         Term::and(self.lits.iter().cloned())
     }
+    /// The symbols the cube reads (free in its literals or in its
+    /// conditions on other processes), each once.
+    pub fn reads(&self) -> Vec<Term> {
+        let mut out: Vec<Term> = self.lits.iter().chain(&self.others).flat_map(crate::logic::free_vars).collect();
+        out.sort();
+        out.dedup();
+        out
+    }
     /// A plain cube (no condition on other processes).
     pub fn plain(vars: Vec<Term>, lits: Vec<Term>) -> Cube {
         Cube { vars, lits, others: vec![] }
