@@ -113,13 +113,15 @@ fn bench_reports_wrong_and_missing() {
     let (out, stdout, stderr) = bench(&[dir.to_str().unwrap(), "--manifest", manifest.to_str().unwrap(), "--csv"]);
     assert_eq!(out.status.code(), Some(1), "stdout:\n{stdout}\nstderr:\n{stderr}");
     let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines[0], "file,expected,got,certified,time,certify_time,wall_time,nodes,solver_calls,ref_time,ratio,status");
+    assert_eq!(lines[0], "file,expected,got,certified,time,certify_time,wall_time,checks,nodes,solver_calls,ref_time,ratio,status");
     assert_eq!(lines.len(), 4, "{stdout}");
     let cells = |i: usize| lines[i].split(',').collect::<Vec<_>>();
     assert!(cells(1)[0].ends_with("mutex.mcmt"));
-    assert_eq!((cells(1)[1], cells(1)[2], cells(1)[11]), ("UNSAFE", "SAFE", "WRONG"), "{stdout}");
+    assert_eq!((cells(1)[1], cells(1)[2], cells(1)[12]), ("UNSAFE", "SAFE", "WRONG"), "{stdout}");
     assert!(cells(2)[0].ends_with("mutex_buggy.mcmt"));
-    assert_eq!((cells(2)[2], cells(2)[3], cells(2)[11]), ("UNSAFE", "yes", "ok"), "{stdout}");
+    assert_eq!((cells(2)[2], cells(2)[3], cells(2)[12]), ("UNSAFE", "yes", "ok"), "{stdout}");
+    // both are decided in well under a second: checked five times each
+    assert_eq!((cells(1)[7], cells(2)[7]), ("5", "5"), "{stdout}");
     assert!(cells(3)[0].ends_with("ghost.mcmt"));
     assert_eq!(cells(3)[2], "MISSING", "{stdout}");
     assert!(stderr.contains("WRONG: ") && stderr.contains("1 correct, 1 WRONG, 0 unknown, 1 error"), "{stderr}");

@@ -39,10 +39,15 @@ fn check_model(z3: &Path, model: &Path, base: &Path) -> (Vec<String>, usize) {
     let name = model.file_name().unwrap().to_string_lossy().to_string();
     let dir = base.join(&name);
     let _ = std::fs::remove_dir_all(&dir);
-    let out = Command::new(env!("CARGO_BIN_EXE_arrax")).arg("check").arg(model).args(["--timeout", "120", "--obligations"]).arg(&dir).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_arrax")).arg("check").arg(model).args(["-v", "--timeout", "120", "--obligations"]).arg(&dir).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     if text.lines().last() != Some("SAFE") {
-        return (vec![format!("{name}: not SAFE: {}", text.lines().last().unwrap_or(""))], 0);
+        // the phases and the last progress lines say where the time went
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let lines: Vec<&str> = stderr.lines().collect();
+        let phases = lines.iter().filter(|l| l.contains(" phase "));
+        let tail = phases.chain(&lines[lines.len().saturating_sub(10)..]).copied().collect::<Vec<_>>().join("\n    ");
+        return (vec![format!("{name}: not SAFE: {}\n    {tail}", text.lines().last().unwrap_or(""))], 0);
     }
     let mut obligations: Vec<_> = std::fs::read_dir(&dir).map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default();
     obligations.sort();

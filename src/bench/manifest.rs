@@ -125,6 +125,7 @@ impl Manifest {
 }
 
 /// A model to check.
+#[derive(Clone)]
 pub struct Task {
     /// The path shown in the output.
     pub path: PathBuf,

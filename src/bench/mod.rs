@@ -49,6 +49,13 @@ pub struct BenchArgs {
     /// Number of models checked in parallel.
     #[arg(long, short, default_value_t = 1)]
     pub jobs: usize,
+    /// Checks of a model decided in under a second: one check of such a
+    /// model times mostly noise (process start, page faults, the
+    /// scheduler), so it is checked this many times and the run of median
+    /// wall time is reported (a wrong answer or a crash in any of them is
+    /// reported instead). 1 checks each model once.
+    #[arg(long, default_value_t = 5)]
+    pub runs: usize,
     /// Print CSV rows instead of a table (the summary goes to stderr).
     #[arg(long, conflicts_with = "json")]
     pub csv: bool,
@@ -123,6 +130,9 @@ fn bench(args: &BenchArgs) -> Result<bool, String> {
     if args.jobs == 0 {
         return Err("--jobs must be at least 1".to_string());
     }
+    if args.runs == 0 {
+        return Err("--runs must be at least 1".to_string());
+    }
     let tasks = manifest::collect_tasks(args)?;
     if tasks.is_empty() {
         return Err("no models found".to_string());
@@ -137,6 +147,7 @@ fn bench(args: &BenchArgs) -> Result<bool, String> {
         timeout: args.timeout,
         mem_limit_mb: args.mem_limit,
         extra,
+        runs: args.runs,
     };
     let peer = match (args.peer, &args.peer_command) {
         (Some(p), _) => Some(peer_runner(args, &runner, peer::Peer::preset(p, &z3(args)?))?),
@@ -264,12 +275,34 @@ mod tests {
     }
 
     #[test]
+    fn repeated_checks_report_the_median_unless_one_differs() {
+        let run = |verdict: Answer, wall| {
+            let mut report = CheckReport::timed_out("m", wall);
+            report.verdict = verdict.as_str().to_string();
+            Run {
+                task: Task { path: PathBuf::from("m"), expected: Some(Answer::Safe), ref_time: Some(0.1) },
+                outcome: Ok(Answered { verdict, report }),
+                wall,
+                checks: 1,
+            }
+        };
+        let same = [0.05, 0.01, 0.30, 0.02, 0.03].map(|w| run(Answer::Safe, w));
+        let pick = child::representative(same.into());
+        assert_eq!((pick.wall, pick.checks), (0.03, 5));
+        // a check answering otherwise is reported, however fast or slow
+        let mixed = vec![run(Answer::Safe, 0.02), run(Answer::Safe, 0.02), run(Answer::Unsafe, 0.01), run(Answer::Safe, 0.02)];
+        let pick = child::representative(mixed);
+        assert_eq!((pick.got(), pick.checks), ("UNSAFE", 4));
+        assert!(Summary::of(&[pick], 0.0).failed());
+    }
+
+    #[test]
     fn summary_ratios() {
         let run = |expected, verdict: Answer, time, ref_time| {
             let mut report = CheckReport::timed_out("m", time);
             report.verdict = verdict.as_str().to_string();
             report.certified = true;
-            Run { task: Task { path: PathBuf::from("m"), expected, ref_time }, outcome: Ok(Answered { verdict, report }), wall: time }
+            Run { task: Task { path: PathBuf::from("m"), expected, ref_time }, outcome: Ok(Answered { verdict, report }), wall: time, checks: 1 }
         };
         let runs = vec![
             run(Some(Answer::Safe), Answer::Safe, 2.0, Some(1.0)),

@@ -172,6 +172,10 @@ impl Summary {
                 if self.ratios == 1 { "" } else { "s" }
             );
         }
+        let repeated = runs.iter().filter(|r| r.checks > 1).count();
+        if repeated > 0 {
+            let _ = writeln!(o, "{repeated} model{} decided in under a second: the median of several checks", if repeated == 1 { "" } else { "s" });
+        }
         let _ = writeln!(o, "wall time: {:.1} s", self.wall);
         o
     }
@@ -269,6 +273,9 @@ pub struct RunRecord {
     pub certify_time: Option<f64>,
     /// Seconds of the whole child process.
     pub wall_time: f64,
+    /// How many checks of the model the run stands for (the run of median
+    /// wall time among them; see `arrax bench --runs`).
+    pub checks: usize,
     /// Search nodes.
     pub nodes: Option<u64>,
     /// Solver calls.
@@ -296,6 +303,7 @@ impl RunRecord {
             time: a.map(|a| a.report.time),
             certify_time: a.map(|a| a.report.certify_time),
             wall_time: r.wall,
+            checks: r.checks,
             nodes: a.map(|a| a.report.stats.nodes),
             solver_calls: a.map(|a| a.report.stats.solver_calls),
             ref_time: r.task.ref_time,
@@ -318,6 +326,7 @@ pub fn csv(runs: &[Run]) -> String {
         time: Option<String>,
         certify_time: Option<String>,
         wall_time: String,
+        checks: usize,
         nodes: Option<u64>,
         solver_calls: Option<u64>,
         ref_time: Option<f64>,
@@ -334,6 +343,7 @@ pub fn csv(runs: &[Run]) -> String {
             time: four(r.time),
             certify_time: four(r.certify_time),
             wall_time: format!("{:.4}", r.wall_time),
+            checks: r.checks,
             nodes: r.nodes,
             solver_calls: r.solver_calls,
             ref_time: r.ref_time,

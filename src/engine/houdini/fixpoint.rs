@@ -230,6 +230,7 @@ impl<'a> Houdini<'a> {
     /// of them (positions) a counter-model satisfies.
     fn check_batch(&mut self, prep: &Prepared, live: &[usize]) -> Result<Batch, String> {
         let (place, facts, terms) = (&prep.place, &prep.facts, &prep.terms);
+        let t_inst = Instant::now();
         let disjuncts: Vec<&Term> = live.iter().map(|&j| &prep.defining[j]).collect();
         // the members' instances stay asserted, each under its member's
         // selector (assumed only while the member lives): later batches
@@ -276,6 +277,7 @@ impl<'a> Houdini<'a> {
                 selectors.push((selector, k));
             }
         }
+        let (n_fresh, t_inst) = (fresh.len(), t_inst.elapsed());
         let left = self.left();
         let deadline = self.deadline();
         let solver = self.solvers.get_mut(place).expect("prepared");
@@ -300,6 +302,13 @@ impl<'a> Houdini<'a> {
             SatResult::Unknown(why) => Err(unknown(why, deadline)),
         };
         solver.pop();
+        tracing::debug!(
+            "houdini: check at {place}: {} pre-images, {} members, {n_fresh} new instances ({:.3}s), {:.3}s",
+            live.len(),
+            assumed.len(),
+            t_inst.as_secs_f64(),
+            t0.elapsed().as_secs_f64()
+        );
         self.stats.t_fixpoint += t0.elapsed();
         out
     }
