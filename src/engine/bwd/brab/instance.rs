@@ -81,6 +81,39 @@ pub fn completions<T>(st: State, open: &OpenValues, mut f: impl FnMut(&[i64]) ->
 /// A step of an instance: the transition and its parameters' processes.
 pub type Move = (usize, Box<[i64]>);
 
+/// The successors of one state in reused buffers (see
+/// [`Instance::successors_into`]).
+#[derive(Default)]
+pub struct Successors {
+    /// Per successor: the transition and the index of its parameters'
+    /// processes among the transition's choices.
+    moves: Vec<(usize, usize)>,
+    /// The successors' cells, one state after the other.
+    cells: Vec<i64>,
+    /// Registers and value choices while evaluating.
+    regs: Vec<i64>,
+    combo: Vec<usize>,
+    /// The cells of a state.
+    width: usize,
+}
+
+impl Successors {
+    /// The number of successors.
+    pub fn len(&self) -> usize {
+        self.moves.len()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.moves.is_empty()
+    }
+
+    /// The `i`-th successor.
+    pub fn state(&self, i: usize) -> &[i64] {
+        &self.cells[i * self.width..(i + 1) * self.width]
+    }
+}
+
 /// The states of an instance found by breadth-first exploration.
 pub struct Exploration {
     /// The states, in the order found.
@@ -705,6 +738,12 @@ impl<'a> Instance<'a> {
             out.push(leave_open(&mut st));
             return Ok((out, true, open));
         }
+        if let Some((mut st, linked)) = self.linked_by_units(&f, &cs, &constrained)? {
+            let mut open = open;
+            open.extend(linked);
+            out.push(leave_open(&mut st));
+            return Ok((out, true, open));
+        }
         let mut solver = smt::solver(Backend::Z3);
         solver.assert(&Term::and(std::iter::once(f).chain(ranges)));
         loop {
@@ -751,6 +790,82 @@ impl<'a> Instance<'a> {
             }
         }
         Ok(Some(st))
+    }
+
+    /// Like [`Instance::fixed_by_units`] when the initial formula also
+    /// equates cells with each other (Cubicle's `MemData = AuxData`): each
+    /// class of equated cells that no unit fixes holds one open value (its
+    /// first cell's), which stands for every value of their common domain
+    /// (the models of `f` are exactly the states it stands for); the
+    /// state and those open values' domains, else `None`.
+    #[allow(clippy::type_complexity)]
+    fn linked_by_units(&self, f: &Term, cs: &CellSymbols, constrained: &[Term]) -> Result<Option<(Vec<i64>, Vec<(usize, Vec<i64>)>)>, Unsupported> {
+        let slot: HashMap<&Term, usize> = cs.cells.iter().enumerate().map(|(k, c)| (c, k)).collect();
+        let link = |p: &Term| match p.op() {
+            Op::Eq if p.args().len() == 2 => Some((*slot.get(&p.args()[0])?, *slot.get(&p.args()[1])?)),
+            _ => None,
+        };
+        let (links, rest): (Vec<Term>, Vec<Term>) = crate::logic::conjuncts(f).into_iter().partition(|p| link(p).is_some());
+        if links.is_empty() {
+            return Ok(None);
+        }
+        let Some(units) = crate::logic::units::solved_by_units(&Term::and(rest)) else { return Ok(None) };
+        // the classes of equated cells (union-find over slots)
+        let mut class: Vec<usize> = (0..cs.cells.len()).collect();
+        fn root(class: &mut [usize], k: usize) -> usize {
+            let mut r = k;
+            while class[r] != r {
+                r = class[r];
+            }
+            class[k] = r;
+            r
+        }
+        for (a, b) in links.iter().filter_map(link) {
+            let (ra, rb) = (root(&mut class, a), root(&mut class, b));
+            class[ra.max(rb)] = ra.min(rb);
+        }
+        let mut st = vec![0i64; self.width];
+        let mut value: HashMap<usize, Option<i64>> = HashMap::default();
+        let mut domains: HashMap<usize, Vec<i64>> = HashMap::default();
+        for (k, c) in cs.cells.iter().enumerate() {
+            if !constrained.contains(c) {
+                continue;
+            }
+            let r = root(&mut class, k);
+            let dom = self.domain_of(c, cs)?;
+            if domains.entry(r).or_insert_with(|| dom.clone()) != &dom {
+                return Ok(None);
+            }
+            match units.get(c).map(cell_value) {
+                Some(Some(v)) if dom.contains(&v) => {
+                    if value.insert(r, Some(v)).is_some_and(|w| w != Some(v)) {
+                        return Ok(None);
+                    }
+                }
+                Some(_) => return Ok(None),
+                None => {
+                    value.entry(r).or_insert(None);
+                }
+            }
+        }
+        let mut linked = vec![];
+        for (k, c) in cs.cells.iter().enumerate() {
+            if !constrained.contains(c) {
+                continue;
+            }
+            let r = root(&mut class, k);
+            st[k] = match value[&r] {
+                Some(v) => v,
+                None if domains[&r].len() == 1 => domains[&r][0],
+                None => {
+                    if r == k {
+                        linked.push((r, domains[&r].clone()));
+                    }
+                    OPEN + r as i64
+                }
+            };
+        }
+        Ok(Some((st, linked)))
     }
 
     /// One symbol per cell of the instance's state.
@@ -896,34 +1011,55 @@ impl<'a> Instance<'a> {
     /// value a guard or an update inspects. The axioms are not checked
     /// here (see [`Instance::reachable`]).
     pub fn successors(&self, st: &[i64]) -> Result<Vec<(Move, State)>, Stuck> {
-        let mut out = vec![];
+        let mut out = Successors::default();
+        self.successors_into(st, &mut out)?;
+        Ok((0..out.len()).map(|i| (self.step_of(out.moves[i]), out.state(i).into())).collect())
+    }
+
+    /// The step `(transition, choice of its parameters)` as a [`Move`].
+    fn step_of(&self, (ti, ci): (usize, usize)) -> Move {
+        (ti, self.choices[ti][ci].clone().into_boxed_slice())
+    }
+
+    /// [`Instance::successors`] into reused buffers: no allocation per
+    /// successor, so that the many a breadth-first exploration has seen
+    /// already cost no more than their computation.
+    pub fn successors_into(&self, st: &[i64], out: &mut Successors) -> Result<(), Stuck> {
+        let Successors { moves, cells, regs, combo, width } = out;
+        moves.clear();
+        cells.clear();
+        *width = st.len();
         for (ti, (step, choices)) in self.steps.iter().zip(&self.choices).enumerate() {
             let Ok(updates) = &step.updates else { continue };
-            let mut regs = vec![0i64; step.regs];
+            regs.clear();
+            regs.resize(step.regs, 0);
             let np = choices.first().map_or(0, |c| c.len());
-            for params in choices {
+            for (ci, params) in choices.iter().enumerate() {
                 regs[..np].copy_from_slice(params);
                 // nondeterministic values
-                let mut combo = vec![0usize; step.doms.len()];
+                combo.clear();
+                combo.resize(step.doms.len(), 0);
                 loop {
                     for (i, d) in step.doms.iter().enumerate() {
                         regs[np + i] = d[combo[i]];
                     }
                     // a step the instance cannot represent (an index outside it) is not taken
-                    if self.enabled(step, np, st, &mut regs)? {
-                        match self.apply(updates, np + step.doms.len(), st, &mut regs) {
-                            Ok(next) => out.push(((ti, params.clone().into_boxed_slice()), next)),
+                    if self.enabled(step, np, st, regs)? {
+                        let at = cells.len();
+                        cells.extend_from_slice(st);
+                        match self.apply(updates, np + step.doms.len(), st, regs, &mut cells[at..]) {
+                            Ok(()) => moves.push((ti, ci)),
                             Err(Stuck::Open(k)) => return Err(Stuck::Open(k)),
-                            Err(Stuck::Unsupported(_)) => {}
+                            Err(Stuck::Unsupported(_)) => cells.truncate(at),
                         }
                     }
-                    if !next_combination(&mut combo, |i| step.doms[i].len()) {
+                    if !next_combination(combo, |i| step.doms[i].len()) {
                         break;
                     }
                 }
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Whether a step's guards hold (not when the instance cannot evaluate them).
@@ -947,9 +1083,9 @@ impl<'a> Instance<'a> {
         Ok(true)
     }
 
-    /// The state after the updates; `top` is the first register of λ variables.
-    fn apply(&self, updates: &[(usize, usize, Code)], top: usize, st: &[i64], regs: &mut [i64]) -> Result<State, Stuck> {
-        let mut next = st.to_vec();
+    /// Writes the state after the updates into `next` (a copy of `st`);
+    /// `top` is the first register of λ variables.
+    fn apply(&self, updates: &[(usize, usize, Code)], top: usize, st: &[i64], regs: &mut [i64], next: &mut [i64]) -> Result<(), Stuck> {
         for (base, dims, code) in updates {
             if *dims == 0 {
                 next[*base] = self.run(code, st, regs)?;
@@ -970,7 +1106,7 @@ impl<'a> Instance<'a> {
                 return Err("a number out of the instance's range".into());
             }
         }
-        Ok(next.into_boxed_slice())
+        Ok(())
     }
 
     /// Every reachable state, breadth-first, up to `cap` states, with
@@ -990,15 +1126,16 @@ impl<'a> Instance<'a> {
             }
         }
         let mut k = 0;
+        let mut succ = Successors::default();
         let mut progress = crate::engine::Progress::new("finite instance");
         while k < ex.states.len() {
             progress.tick(|| format!("{} processes: {} states, {} explored", self.procs, ex.states.len(), k));
             if ex.states.len() >= cap || crate::engine::interrupted() || self.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
                 return Ok(ex);
             }
-            let succ = loop {
-                match self.successors(&ex.states[k]) {
-                    Ok(succ) => break succ,
+            loop {
+                match self.successors_into(&ex.states[k], &mut succ) {
+                    Ok(()) => break,
                     Err(Stuck::Unsupported(e)) => return Err(e),
                     // the state stands for several: it becomes the first,
                     // the others are explored later (same parent)
@@ -1013,9 +1150,14 @@ impl<'a> Instance<'a> {
                         }
                     }
                 }
-            };
-            for (mv, s) in succ {
-                if self.add(&mut ex, &mut seen, s, Some((k, mv)))? && stop {
+            }
+            for i in 0..succ.len() {
+                let next = succ.state(i);
+                // most successors were seen: they are not copied
+                if seen.contains(next) {
+                    continue;
+                }
+                if self.add(&mut ex, &mut seen, next.into(), Some((k, self.step_of(succ.moves[i]))))? && stop {
                     return Ok(ex);
                 }
             }
@@ -1035,11 +1177,17 @@ impl<'a> Instance<'a> {
         }
         // per completion: none if it violates the axioms (or they cannot
         // be evaluated on it), else whether it is unsafe
-        let judged = completions(st.clone(), &ex.open, |s| match self.holds_axioms(s) {
+        let judge = |s: &[i64]| match self.holds_axioms(s) {
             Ok(true) => Ok(Some(self.unsafe_at(s)?.is_some())),
             Err(Stuck::Open(k)) => Err(Stuck::Open(k)),
             _ => Ok(None),
-        })?;
+        };
+        let judged = match judge(&st) {
+            // (most states read no open value: no completions to make)
+            Ok(j) => vec![(st.clone(), j)],
+            Err(Stuck::Open(_)) => completions(st.clone(), &ex.open, judge)?,
+            Err(Stuck::Unsupported(e)) => return Err(e),
+        };
         let mut bad = false;
         for (s, judgement) in judged {
             let Some(unsafe_) = judgement else { continue };
@@ -1154,6 +1302,14 @@ mod tests {
         let explored: HashSet<State> = ex.states.iter().flat_map(|s| concrete(s, &ex.open)).collect();
         // the plain exploration, from every initial state
         let mut todo: Vec<State> = ex.states.iter().zip(&ex.parents).filter(|(_, p)| p.is_none()).flat_map(|(s, _)| concrete(s, &ex.open)).collect();
+        // the initial states: `Curr = Mem` links two cells, which share one
+        // open value (3 values; 3^4 for the free data of two caches and
+        // two channels), not the 3^2 pairs of independent values
+        let init: Vec<&State> = ex.states.iter().zip(&ex.parents).filter(|(_, p)| p.is_none()).map(|(s, _)| s).collect();
+        assert_eq!(init.len(), 1);
+        let tokens: Vec<i64> = init[0].iter().copied().filter(|&v| open(v).is_some()).collect();
+        assert_eq!(tokens.iter().collect::<HashSet<_>>().len() + 1, tokens.len(), "one open value in two cells: {tokens:?}");
+        assert_eq!(todo.len(), 3 * 81);
         let mut plain: HashSet<State> = HashSet::default();
         while let Some(s) = todo.pop() {
             if !plain.insert(s.clone()) {
