@@ -734,11 +734,7 @@ impl<'a> Instance<'a> {
             }
             st.clone().into_boxed_slice()
         };
-        if let Some(mut st) = self.fixed_by_units(&f, &cs, &constrained)? {
-            out.push(leave_open(&mut st));
-            return Ok((out, true, open));
-        }
-        if let Some((mut st, linked)) = self.linked_by_units(&f, &cs, &constrained)? {
+        if let Some((mut st, linked)) = self.decided_by_units(&f, &cs, &constrained)? {
             let mut open = open;
             open.extend(linked);
             out.push(leave_open(&mut st));
@@ -773,42 +769,22 @@ impl<'a> Instance<'a> {
         }
     }
 
-    /// The one assignment of the constrained cells when unit propagation
-    /// decides the initial formula `f` and fixes every cell it constrains
-    /// to a value of the cell's domain (the other cells left at 0), else
-    /// `None`.
-    fn fixed_by_units(&self, f: &Term, cs: &CellSymbols, constrained: &[Term]) -> Result<Option<Vec<i64>>, Unsupported> {
-        let Some(units) = crate::logic::units::solved_by_units(f) else { return Ok(None) };
-        let mut st = vec![0i64; self.width];
-        for (k, c) in cs.cells.iter().enumerate() {
-            if !constrained.contains(c) {
-                continue;
-            }
-            match units.get(c).and_then(cell_value) {
-                Some(v) if self.domain_of(c, cs)?.contains(&v) => st[k] = v,
-                _ => return Ok(None),
-            }
-        }
-        Ok(Some(st))
-    }
-
-    /// Like [`Instance::fixed_by_units`] when the initial formula also
-    /// equates cells with each other (Cubicle's `MemData = AuxData`): each
-    /// class of equated cells that no unit fixes holds one open value (its
-    /// first cell's), which stands for every value of their common domain
-    /// (the models of `f` are exactly the states it stands for); the
-    /// state and those open values' domains, else `None`.
+    /// The one initial state when unit propagation decides the initial
+    /// formula `f` (no solver started): every cell it constrains fixed to a
+    /// value of the cell's domain, or equated with other cells (Cubicle's
+    /// `MemData = AuxData`) — each class of equated cells that no unit fixes
+    /// holds one open value (its first cell's) standing for every value of
+    /// their common domain, so the models of `f` are exactly the states it
+    /// stands for. The state (cells `f` leaves free at 0) and those open
+    /// values' domains, else `None`.
     #[allow(clippy::type_complexity)]
-    fn linked_by_units(&self, f: &Term, cs: &CellSymbols, constrained: &[Term]) -> Result<Option<(Vec<i64>, Vec<(usize, Vec<i64>)>)>, Unsupported> {
+    fn decided_by_units(&self, f: &Term, cs: &CellSymbols, constrained: &[Term]) -> Result<Option<(Vec<i64>, Vec<(usize, Vec<i64>)>)>, Unsupported> {
         let slot: HashMap<&Term, usize> = cs.cells.iter().enumerate().map(|(k, c)| (c, k)).collect();
         let link = |p: &Term| match p.op() {
             Op::Eq if p.args().len() == 2 => Some((*slot.get(&p.args()[0])?, *slot.get(&p.args()[1])?)),
             _ => None,
         };
         let (links, rest): (Vec<Term>, Vec<Term>) = crate::logic::conjuncts(f).into_iter().partition(|p| link(p).is_some());
-        if links.is_empty() {
-            return Ok(None);
-        }
         let Some(units) = crate::logic::units::solved_by_units(&Term::and(rest)) else { return Ok(None) };
         // the classes of equated cells (union-find over slots)
         let mut class: Vec<usize> = (0..cs.cells.len()).collect();
@@ -857,6 +833,8 @@ impl<'a> Instance<'a> {
             st[k] = match value[&r] {
                 Some(v) => v,
                 None if domains[&r].len() == 1 => domains[&r][0],
+                // a cell constrained but neither fixed nor equated: the solver decides
+                None if !links.iter().filter_map(link).any(|(a, b)| a == k || b == k) => return Ok(None),
                 None => {
                     if r == k {
                         linked.push((r, domains[&r].clone()));
