@@ -330,7 +330,8 @@ fn growing_numbers_are_bounded_in_the_finite_instance() {
 }
 
 /// A bug that needs one process more than the oracle's instance is found
-/// by a bounded look at the next instance, and replayed.
+/// by a bounded look at the next instance once an approximation the
+/// small instance allowed is refuted, and replayed.
 #[test]
 fn a_bug_needing_a_third_process_is_found_by_the_next_instance() {
     let r = check_model("third_party_bug.cub");

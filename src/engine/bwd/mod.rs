@@ -47,9 +47,12 @@ fn first_cap(sys: &System) -> usize {
     }
 }
 
-/// How many times the first exploration's time the next larger instance
-/// is explored for a bug before the search starts.
-const BIGGER_GLANCE: f64 = 4.0;
+/// How many times as many states as a small instance has its next larger
+/// one is explored for a bug (see [`Restarts::glance`]).
+const GLANCE_STATES: usize = 20;
+
+/// The most states of an instance whose next larger one is glanced at.
+const GLANCE_BELOW: usize = 2000;
 
 /// Refuted approximations after which the instance grows by a process.
 const GROW_AFTER: usize = 8;
@@ -151,10 +154,7 @@ enum Explored<'a> {
 
 /// Explores the `procs`-process instance for the oracle. Its path to an
 /// unsafe state, if it has one, is a candidate trace (the instance is never
-/// trusted); when the instance is small, the next larger one is looked at
-/// too, bounded in size and for a few times the first exploration's time
-/// (at least 10 ms), as a bug may need one process more. Exploring ends at
-/// `deadline` (the instance then cut short).
+/// trusted). Exploring ends at `deadline` (the instance then cut short).
 fn explore<'a>(sys: &'a System, procs: usize, deadline: Option<Instant>, check: &mut TraceCheck, notes: &mut Vec<String>) -> Explored<'a> {
     let t0 = Instant::now();
     let mut oracle = match Oracle::exploring(sys, procs, first_cap(sys), true, deadline) {
@@ -183,22 +183,6 @@ fn explore<'a>(sys: &'a System, procs: usize, deadline: Option<Instant>, check: 
         }
         // the exploration stopped there: the whole of it for the oracle
         return Explored::Oracle(Oracle::new(sys, procs, first_cap(sys), deadline).ok().map(|o| Box::new(o.deepening_up_to(ORACLE_CAP))));
-    }
-    if oracle.complete && oracle.states() <= 2000 {
-        let procs = oracle.procs() + 1;
-        // a glance: a few times the first exploration's time, so that a
-        // small protocol's proof does not wait for it
-        let glance = t0.elapsed().mul_f64(BIGGER_GLANCE).max(std::time::Duration::from_millis(10));
-        let until = deadline.map_or(Instant::now() + glance, |d| d.min(Instant::now() + glance));
-        if let Ok(mut bigger) = Oracle::exploring(sys, procs, 20 * oracle.states().max(100), true, Some(until)) {
-            if let Some(t) = bigger.unsafe_trace.take() {
-                if let Ok(Some(ct)) = check.replayer().replay_trace(&t) {
-                    notes.push(format!("the {procs}-process instance reaches an unsafe state in {} steps; its path replayed", t.edges.len()));
-                    check.real = Some(ct);
-                    return Explored::Trace(t);
-                }
-            }
-        }
     }
     Explored::Oracle(Some(Box::new(oracle)))
 }
@@ -238,7 +222,7 @@ impl<'a> Restarts<'a, '_> {
     fn run(&mut self, mut oracle: Option<Oracle<'a>>, check: &mut TraceCheck) -> (Answer, usize) {
         let start = Instant::now();
         let (mut exact, mut dropped_hints) = (false, vec![]);
-        let (mut refuted_here, mut cannot_grow) = (0, false);
+        let (mut refuted_here, mut cannot_grow, mut glanced) = (0, false, false);
         // one solver for all the searches (each query is in a scope of its own)
         let mut solver = None;
         loop {
@@ -264,6 +248,12 @@ impl<'a> Restarts<'a, '_> {
                     tracing::debug!("refuted after {:.2}s ({} nodes): {c}", start.elapsed().as_secs_f64(), search.stats.nodes);
                     or.ban(&c);
                     refuted_here += 1;
+                    if !glanced {
+                        glanced = true;
+                        if let Some(t) = self.glance(or, check) {
+                            return (Answer::Unsafe(Counterexample::Trace(t, None)), dropped_hints.len());
+                        }
+                    }
                     if or.can_deepen() {
                         or.deepen();
                         None
@@ -300,6 +290,26 @@ impl<'a> Restarts<'a, '_> {
             }
             self.stats.restarts += 1;
         }
+    }
+
+    /// A glance at the next larger instance after the first refuted
+    /// approximation, when the oracle's instance is small and complete
+    /// (refutations say it may be too small): explored up to
+    /// [`GLANCE_STATES`] times as many states, its path to an unsafe state
+    /// if that replays (a bug may need one process more; a note says so).
+    /// Bounded in states, not time, so that the same run finds the same
+    /// bug; a search that refutes nothing never pays for it.
+    fn glance(&mut self, or: &Oracle, check: &mut TraceCheck) -> Option<AbstractTrace> {
+        if !or.complete || or.states() > GLANCE_BELOW {
+            return None;
+        }
+        let procs = or.procs() + 1;
+        let mut bigger = Oracle::exploring(self.sys, procs, GLANCE_STATES * or.states().max(100), true, self.budget.deadline).ok()?;
+        let t = bigger.unsafe_trace.take()?;
+        let ct = check.replayer().replay_trace(&t).ok()??;
+        self.notes.push(format!("the {procs}-process instance reaches an unsafe state in {} steps; its path replayed", t.edges.len()));
+        check.real = Some(ct);
+        Some(t)
     }
 
     /// Explores the `procs`-process instance anew (at most `cap` states):
