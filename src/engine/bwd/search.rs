@@ -188,6 +188,10 @@ pub enum Ended {
     Inexact,
 }
 
+/// How many states reachable from a walk into a refuted approximation
+/// the oracle learns besides the walk's own (see `Oracle::learn`).
+const LEARN_AROUND: usize = 2000;
+
 impl<'a> Search<'a> {
     /// A search on `sys` with the given options.
     pub fn new(sys: &'a System, opts: Options) -> Self {
@@ -436,8 +440,9 @@ impl<'a> Search<'a> {
 
     /// The approximation the node descends from, when the oracle's instance
     /// has a reachable state in the node's cube that steps along the
-    /// search's path into that approximation (see `Oracle::steps_into`).
-    /// The path is built only for a cube the instance reaches.
+    /// search's path into that approximation (see `Oracle::walk_into`);
+    /// the oracle learns the walk's states. The path is built only for a
+    /// cube the instance reaches.
     fn refuted_by_oracle(&mut self, id: usize, cube: &Cube) -> Option<Cube> {
         let a = self.approximated_ancestor(self.nodes[id].parent?)?;
         if self.unrefutable.contains(&a) {
@@ -448,10 +453,11 @@ impl<'a> Search<'a> {
             return None;
         }
         let t = self.trace_to(id, Some(a));
-        if !self.oracle.as_ref()?.steps_into(starts, &t.cubes, &t.edges) {
-            return None;
-        }
+        let oracle = self.oracle.as_mut()?;
+        let path = oracle.walk_into(starts, &t.cubes, &t.edges)?;
         tracing::debug!("#{id}: a reachable state of the instance steps into approximation #{a} in {} steps", t.edges.len());
+        let near = oracle.around(path, LEARN_AROUND);
+        oracle.learn(near);
         Some(self.nodes[a].cube.clone())
     }
 

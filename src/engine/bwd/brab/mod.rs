@@ -51,6 +51,8 @@ pub struct Oracle<'a> {
     pub unsafe_trace: Option<crate::answer::AbstractTrace>,
     /// See [`Oracle::slack`].
     slack: Option<i64>,
+    /// Reachable states found outside the exploration (see [`Oracle::learn`]).
+    learnt: Vec<State>,
 }
 
 /// The factor by which an incomplete oracle's exploration grows.
@@ -116,6 +118,7 @@ impl<'a> Oracle<'a> {
             max_lits: 3,
             unsafe_trace,
             slack,
+            learnt: vec![],
         })
     }
 
@@ -142,6 +145,7 @@ impl<'a> Oracle<'a> {
             return;
         };
         (self.states, self.complete, self.open, self.slack) = (ex.states, ex.complete, ex.open, slack);
+        self.states.extend(self.learnt.iter().cloned());
         self.sets.clear();
         self.columns.clear();
         self.explored_in = t0.elapsed();
@@ -153,6 +157,27 @@ impl<'a> Oracle<'a> {
             self.states.len(),
             self.explored_in.as_secs_f64()
         ));
+    }
+
+    /// Adds reachable states the exploration has not met (a walk's states
+    /// into a refuted approximation: see [`Oracle::walk_into`]) to the
+    /// states candidates are checked on, so that no candidate they satisfy
+    /// is proposed again — every candidate one wrong guess shares with it
+    /// is refuted with it (Cubicle bans the candidates a refuting trace's
+    /// states satisfy). Kept over deeper explorations.
+    pub fn learn(&mut self, states: Vec<State>) {
+        if states.is_empty() {
+            return;
+        }
+        self.learnt.extend(states.iter().cloned());
+        self.states.extend(states);
+        self.sets.clear();
+        self.columns.clear();
+    }
+
+    /// The number of reachable states learnt outside the exploration.
+    pub fn learnt(&self) -> usize {
+        self.learnt.len()
     }
 
     /// Whether [`Oracle::deepen`] would explore further.

@@ -53,23 +53,26 @@ impl Oracle<'_> {
         out
     }
 
-    /// Whether one of `starts` (states in `cubes[0]`) steps along `edges`
-    /// (edge `i` from `cubes[i]` to `cubes[i + 1]`, naming its parameters
-    /// and the next cube's variables as variables of `cubes[i]`) to a state
-    /// satisfying the last cube, which is then reachable. A last cube with
-    /// conditions on other processes is not evaluated (false).
-    pub fn steps_into(&self, starts: Vec<Start>, cubes: &[Cube], edges: &[Edge]) -> bool {
+    /// The states of a walk from one of `starts` (states in `cubes[0]`)
+    /// along `edges` (edge `i` from `cubes[i]` to `cubes[i + 1]`, naming its
+    /// parameters and the next cube's variables as variables of
+    /// `cubes[i]`) to a state satisfying the last cube, which is then
+    /// reachable: the states after each step, the last one in the last
+    /// cube. `None` if no start walks there; a last cube with conditions on
+    /// other processes is not evaluated (`None`).
+    pub fn walk_into(&self, starts: Vec<Start>, cubes: &[Cube], edges: &[Edge]) -> Option<Vec<State>> {
         if cubes.len() != edges.len() + 1 || !cubes[cubes.len() - 1].others.is_empty() {
-            return false;
+            return None;
         }
-        let mut steps = 0;
-        starts.into_iter().any(|(st, ps)| steps < STEPS && self.walk(st, ps, cubes, edges, &mut steps))
+        let (mut steps, mut path) = (0, vec![]);
+        starts.into_iter().any(|(st, ps)| steps < STEPS && self.walk(st, ps, cubes, edges, &mut steps, &mut path)).then_some(path)
     }
 
     /// One step of the walk from `st`, which satisfies `cubes[0]` with its
     /// variables at `ps`: the first edge's transition taken, then the rest
-    /// of the walk; at the last cube, whether `st` satisfies it.
-    fn walk(&self, st: State, ps: Vec<i64>, cubes: &[Cube], edges: &[Edge], steps: &mut usize) -> bool {
+    /// of the walk; at the last cube, whether `st` satisfies it. A walk
+    /// that arrives leaves its states after `st` in `path`, in order.
+    fn walk(&self, st: State, ps: Vec<i64>, cubes: &[Cube], edges: &[Edge], steps: &mut usize, path: &mut Vec<State>) -> bool {
         *steps += 1;
         let Some(edge) = edges.first() else {
             let (code, regs) = self.conjunction(&cubes[0].lits, &cubes[0].vars, &ps);
@@ -91,13 +94,39 @@ impl Oracle<'_> {
                     continue;
                 }
                 for s in self.admissible(s) {
-                    if self.walk(s, next.clone(), &cubes[1..], &edges[1..], steps) {
+                    let depth = path.len();
+                    path.push(s.clone());
+                    if self.walk(s, next.clone(), &cubes[1..], &edges[1..], steps, path) {
                         return true;
                     }
+                    path.truncate(depth);
                 }
             }
         }
         false
+    }
+
+    /// `from` (reachable states) and up to `most` states reachable from
+    /// them, breadth-first.
+    pub fn around(&self, from: Vec<State>, most: usize) -> Vec<State> {
+        let mut seen: crate::HashSet<State> = from.iter().cloned().collect();
+        let mut out = from;
+        let limit = out.len() + most;
+        let mut next = 0;
+        while next < out.len() && out.len() < limit {
+            let st = out[next].clone();
+            next += 1;
+            let Ok(parts) = completions(st, &self.open, |s| self.inst.successors(s)) else { continue };
+            for s in parts.into_iter().flat_map(|(_, succs)| succs).flat_map(|(_, s)| self.admissible(s)) {
+                if out.len() >= limit {
+                    break;
+                }
+                if seen.insert(s.clone()) {
+                    out.push(s);
+                }
+            }
+        }
+        out
     }
 
     /// The completions of a successor state that satisfy the axioms.
@@ -149,7 +178,8 @@ mod tests {
         let (target, cube, edge) = entering(&sys);
         let mut o = Oracle::new(&sys, 2, 1000, None).unwrap();
         let starts = o.states_in(&cube);
-        assert!(o.steps_into(starts, &[cube, target], &[edge]));
+        let path = o.walk_into(starts, &[cube, target], &[edge]).expect("the step is confirmed");
+        assert_eq!(path.len(), 1, "one state after one step");
     }
 
     /// Two critical processes are unreachable, so no pre-image of them is
@@ -163,7 +193,7 @@ mod tests {
         for name in ["request", "test_and_set", "release"] {
             for (cube, edge) in pre(&sys, &target, name) {
                 let starts = o.states_in(&cube);
-                assert!(!o.steps_into(starts, &[cube, target.clone()], &[edge]), "{name}");
+                assert!(o.walk_into(starts, &[cube, target.clone()], &[edge]).is_none(), "{name}");
             }
         }
     }
@@ -178,6 +208,30 @@ mod tests {
         let idle = at(&sys, 0);
         let starts = o.states_in(&idle);
         assert!(!starts.is_empty(), "an idle process is reachable");
-        assert!(!o.steps_into(starts, &[idle, target], &[edge]));
+        assert!(o.walk_into(starts, &[idle, target], &[edge]).is_none());
+    }
+
+    /// An exploration cut short at the initial state takes "a process is
+    /// critical" for unreachable; once the oracle learns the states around
+    /// it, no candidate a learnt state satisfies is proposed, and the
+    /// learnt states survive a deeper exploration.
+    #[test]
+    fn learnt_states_refute_candidates() {
+        let sys = mutex();
+        let mut o = Oracle::new(&sys, 2, 1, None).unwrap().deepening_up_to(2);
+        assert!(!o.complete);
+        let (z1, z2) = (zvar(0, &Sort::Index), zvar(1, &Sort::Index));
+        let a = &sys.vars[0];
+        let at = |z: &Term, k: i64| Term::eq(&Term::select(&a.term, std::slice::from_ref(z)), &Term::enum_const(a.value_sort(), k));
+        let cube = Cube::plain(vec![z1.clone(), z2.clone()], vec![at(&z1, 2), at(&z2, 1)]);
+        let (cand, _) = o.approximate(&cube).expect("a sample of one state reaches no critical process");
+        assert_eq!(cand.lits.len(), 1, "{cand}");
+        let near = o.around(o.states.clone(), 100);
+        assert_eq!(near.len(), 8, "the whole 2-process instance");
+        o.learn(near);
+        assert!(o.approximate(&cube).is_none(), "every part of a reachable cube is reached");
+        o.deepen();
+        assert!(o.states() >= 8 && o.learnt() == 8);
+        assert!(o.approximate(&cube).is_none());
     }
 }
