@@ -11,7 +11,7 @@ pub mod units;
 
 pub use print::text;
 pub use sort::{ArraySort, EnumDef, EnumValues, Sort};
-pub use subst::{collect, conjuncts, free_vars, occurs, rename, rename_bound, replace, substitute, substitute_pairs};
+pub use subst::{any_small, collect, conjuncts, free_vars, occurs, rename, rename_bound, replace, substitute, substitute_pairs};
 pub use term::{BitKind, Bits, Op, Term};
 
 #[cfg(test)]

@@ -223,6 +223,28 @@ fn collect_rec(t: &Term, pred: &impl Fn(&Term) -> bool, seen: &mut HashSet<Term>
     }
 }
 
+/// Whether some subterm of `t` (including `t`, not inside binders)
+/// satisfies `pred`, looked for without memory (each path of the term
+/// followed); `None` once more than `budget` nodes were visited, as a DAG
+/// with much sharing is better searched by [`collect`], which visits each
+/// subterm once. For small terms such as a cube's literals, where
+/// `collect`'s set costs more than the search.
+pub fn any_small(t: &Term, pred: &impl Fn(&Term) -> bool, budget: &mut usize) -> Option<bool> {
+    *budget = budget.checked_sub(1)?;
+    if pred(t) {
+        return Some(true);
+    }
+    if matches!(t.op(), Op::Forall(_) | Op::Exists(_) | Op::Lambda(_)) {
+        return Some(false);
+    }
+    for a in t.args() {
+        if any_small(a, pred, budget)? {
+            return Some(true);
+        }
+    }
+    Some(false)
+}
+
 /// Whether `needle` occurs in `t`.
 pub fn occurs(needle: &Term, t: &Term) -> bool {
     t == needle || t.args().iter().any(|a| occurs(needle, a))

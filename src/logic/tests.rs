@@ -54,3 +54,19 @@ fn printing_quotes_odd_symbols() {
     assert_eq!(Term::int(-3).to_string(), "(- 3)");
     assert_eq!(Term::real(1, 2).to_string(), "(/ 1.0 2.0)");
 }
+
+/// `any_small` finds a subterm, says when there is none, gives up (`None`)
+/// past its budget, and does not look inside binders.
+#[test]
+fn any_small_searches_within_its_budget() {
+    let x = Term::var("x", Sort::Int);
+    let y = Term::var("y", Sort::Int);
+    let is_y = |t: &Term| *t == y;
+    let f = Term::lt(&Term::add([x.clone(), Term::int(1)]), &y);
+    assert_eq!(any_small(&f, &is_y, &mut 64), Some(true));
+    assert_eq!(any_small(&f, &|t: &Term| *t == Term::int(7), &mut 64), Some(false));
+    // five nodes: a budget of three cannot tell
+    assert_eq!(any_small(&f, &|t: &Term| *t == Term::int(7), &mut 3), None);
+    let bound = Term::forall(std::slice::from_ref(&y), &Term::lt(&x, &y));
+    assert_eq!(any_small(&bound, &is_y, &mut 64), Some(false));
+}

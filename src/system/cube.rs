@@ -4,7 +4,7 @@
 //! A cube may also say what holds of every process it does not name
 //! (`∀o ∉ z̄. ψ(o)`): exact universal guards leave such conditions behind.
 
-use crate::logic::{collect, text, Op, Sort, Term};
+use crate::logic::{any_small, collect, text, Op, Sort, Term};
 use crate::{HashMap, HashSet};
 use std::fmt;
 use std::rc::Rc;
@@ -254,9 +254,17 @@ fn mask(text: &str, names: &[Rc<str>], me: usize) -> String {
     out
 }
 
+/// The most nodes of a formula searched without memory before a search
+/// that visits each subterm once (see [`any_small`]).
+const SMALL: usize = 64;
+
 /// Simplifies equalities between two distinct cube variables to false.
 pub fn resolve_distinct(t: &Term, distinct: &HashSet<Term>) -> Term {
-    let eqs = collect(t, &|s: &Term| matches!(s.op(), Op::Eq) && s.args().iter().all(|a| distinct.contains(a)) && s.args()[0] != s.args()[1]);
+    let between = |s: &Term| matches!(s.op(), Op::Eq) && s.args().iter().all(|a| distinct.contains(a)) && s.args()[0] != s.args()[1];
+    if any_small(t, &between, &mut { SMALL }) == Some(false) {
+        return t.clone();
+    }
+    let eqs = collect(t, &between);
     if eqs.is_empty() {
         return t.clone();
     }
@@ -309,8 +317,12 @@ fn split_once(lits: Vec<Term>) -> Split {
         }
     }
     // ite conditions
+    let ite = |s: &Term| matches!(s.op(), Op::Ite);
     for l in &flat {
-        let ites = collect(l, &|s: &Term| matches!(s.op(), Op::Ite));
+        if any_small(l, &ite, &mut { SMALL }) == Some(false) {
+            continue;
+        }
+        let ites = collect(l, &ite);
         if let Some(ite) = ites.first() {
             let c = ite.args()[0].clone();
             let mut branches = vec![];
