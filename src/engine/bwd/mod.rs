@@ -242,7 +242,12 @@ impl<'a> Restarts<'a, '_> {
                 self.graph = Some(search.graph());
             }
             let answer = match ended {
-                Ended::Answer(a) => return (a, dropped_hints.len()),
+                Ended::Answer(a) => {
+                    if let Some(or) = oracle.as_ref().filter(|o| o.learnt() > 0) {
+                        self.notes.push(format!("the oracle learnt {} reachable states around walks into refuted approximations", or.learnt()));
+                    }
+                    return (a, dropped_hints.len());
+                }
                 Ended::Refuted(c) => {
                     let Some(or) = oracle.as_mut() else { return (Answer::Unknown("approximation refuted without an oracle".into()), dropped_hints.len()) };
                     tracing::debug!("refuted after {:.2}s ({} nodes): {c}", start.elapsed().as_secs_f64(), search.stats.nodes);

@@ -164,7 +164,8 @@ impl<'a> Oracle<'a> {
     /// states candidates are checked on, so that no candidate they satisfy
     /// is proposed again — every candidate one wrong guess shares with it
     /// is refuted with it (Cubicle bans the candidates a refuting trace's
-    /// states satisfy). Kept over deeper explorations.
+    /// states satisfy). Kept over deeper explorations. A state the
+    /// exploration has already met counts twice, which changes no answer.
     pub fn learn(&mut self, states: Vec<State>) {
         if states.is_empty() {
             return;
