@@ -784,7 +784,13 @@ impl<'a> Instance<'a> {
             Op::Eq if p.args().len() == 2 => Some((*slot.get(&p.args()[0])?, *slot.get(&p.args()[1])?)),
             _ => None,
         };
-        let (links, rest): (Vec<Term>, Vec<Term>) = crate::logic::conjuncts(f).into_iter().partition(|p| link(p).is_some());
+        let (mut links, mut rest) = (vec![], vec![]);
+        for p in crate::logic::conjuncts(f) {
+            match link(&p) {
+                Some(l) => links.push(l),
+                None => rest.push(p),
+            }
+        }
         let Some(units) = crate::logic::units::solved_by_units(&Term::and(rest)) else { return Ok(None) };
         // the classes of equated cells (union-find over slots)
         let mut class: Vec<usize> = (0..cs.cells.len()).collect();
@@ -796,7 +802,7 @@ impl<'a> Instance<'a> {
             class[k] = r;
             r
         }
-        for (a, b) in links.iter().filter_map(link) {
+        for &(a, b) in &links {
             let (ra, rb) = (root(&mut class, a), root(&mut class, b));
             class[ra.max(rb)] = ra.min(rb);
         }
@@ -834,7 +840,7 @@ impl<'a> Instance<'a> {
                 Some(v) => v,
                 None if domains[&r].len() == 1 => domains[&r][0],
                 // a cell constrained but neither fixed nor equated: the solver decides
-                None if !links.iter().filter_map(link).any(|(a, b)| a == k || b == k) => return Ok(None),
+                None if !links.iter().any(|&(a, b)| a == k || b == k) => return Ok(None),
                 None => {
                     if r == k {
                         linked.push((r, domains[&r].clone()));

@@ -15,7 +15,7 @@
 //! accelerated transition, may hold states with no such step: the walk
 //! then fails, and nothing is concluded.
 
-use super::instance::{completions, State};
+use super::instance::{completions, Move, State};
 use super::Oracle;
 use crate::answer::Edge;
 use crate::logic::Term;
@@ -87,20 +87,18 @@ impl Oracle<'_> {
         else {
             return false;
         };
-        let Ok(parts) = completions(st, &self.open, |s| self.inst.successors(s)) else { return false };
-        for (_, succs) in parts {
-            for ((t, args), s) in succs {
-                if t != edge.transition || *args != *params {
-                    continue;
+        let Some(succs) = self.steps(st) else { return false };
+        for ((t, args), s) in succs {
+            if t != edge.transition || *args != *params {
+                continue;
+            }
+            for s in self.admissible(s) {
+                let depth = path.len();
+                path.push(s.clone());
+                if self.walk(s, next.clone(), &cubes[1..], &edges[1..], steps, path) {
+                    return true;
                 }
-                for s in self.admissible(s) {
-                    let depth = path.len();
-                    path.push(s.clone());
-                    if self.walk(s, next.clone(), &cubes[1..], &edges[1..], steps, path) {
-                        return true;
-                    }
-                    path.truncate(depth);
-                }
+                path.truncate(depth);
             }
         }
         false
@@ -116,8 +114,8 @@ impl Oracle<'_> {
         while next < out.len() && out.len() < limit {
             let st = out[next].clone();
             next += 1;
-            let Ok(parts) = completions(st, &self.open, |s| self.inst.successors(s)) else { continue };
-            for s in parts.into_iter().flat_map(|(_, succs)| succs).flat_map(|(_, s)| self.admissible(s)) {
+            let Some(succs) = self.steps(st) else { continue };
+            for s in succs.flat_map(|(_, s)| self.admissible(s)) {
                 if out.len() >= limit {
                     break;
                 }
@@ -127,6 +125,15 @@ impl Oracle<'_> {
             }
         }
         out
+    }
+
+    /// The steps of a reachable state, its open values fixed as far as the
+    /// guards and updates read them (the successors not yet checked
+    /// against the axioms: see [`Oracle::admissible`]); `None` if the
+    /// instance cannot evaluate them.
+    fn steps(&self, st: State) -> Option<impl Iterator<Item = (Move, State)>> {
+        let parts = completions(st, &self.open, |s| self.inst.successors(s)).ok()?;
+        Some(parts.into_iter().flat_map(|(_, succs)| succs))
     }
 
     /// The completions of a successor state that satisfy the axioms.
