@@ -372,6 +372,13 @@ impl Index {
         out
     }
 
+    /// Removes visited node `node` (no longer a subsumer).
+    pub fn withdraw(&mut self, node: usize) {
+        if let Some(k) = self.slots.iter().position(|s| s.live && s.node == node) {
+            self.remove(k);
+        }
+    }
+
     fn remove(&mut self, k: usize) {
         let slot = &mut self.slots[k];
         slot.live = false;

@@ -86,6 +86,13 @@ pub struct Quantified {
 }
 
 impl Quantified {
+    /// The conjunction as normalised cubes over `z1, z2, …` (of the index sort `isort`).
+    pub fn cubes(&self, isort: &Sort) -> Vec<cube::Cube> {
+        let vars: Vec<Term> = (0..self.vars.len()).map(|i| cube::zvar(i, isort)).collect();
+        let map = self.vars.iter().cloned().zip(vars.iter().cloned()).collect();
+        let lits: Vec<Term> = self.lits.iter().map(|l| crate::logic::substitute(l, &map)).collect();
+        cube::Cube::normalize(&vars, &lits)
+    }
     /// The conjunction of the literals.
     pub fn body(&self) -> Term {
         Term::and(self.lits.iter().cloned())

@@ -214,6 +214,7 @@ impl<'a> Restarts<'a, '_> {
             postpone: if self.settings.postpone { Postpone::MoreProcs } else { Postpone::Never },
             dropped_hints: dropped_hints.to_vec(),
             exact,
+            ..Options::default()
         }
     }
 
@@ -284,6 +285,7 @@ impl<'a> Restarts<'a, '_> {
                     exact = true;
                     None
                 }
+                Ended::Seeded => None,
                 Ended::RefutedHint(h) => {
                     self.notes.push(format!("suggested invariant {} is reachable: dropped", h + 1));
                     dropped_hints.push(h);

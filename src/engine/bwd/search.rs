@@ -58,6 +58,9 @@ pub struct Options {
     /// processes they do not name (else they are only instantiated on the
     /// named ones, and a spurious trace stops the search for another try).
     pub exact: bool,
+    /// Nodes after which a search with an oracle has it sow its seeds
+    /// (see `brab::houdini`): most searches end long before.
+    pub sow_after: usize,
 }
 
 impl Default for Options {
@@ -71,6 +74,7 @@ impl Default for Options {
             postpone: Postpone::MoreProcs,
             dropped_hints: vec![],
             exact: false,
+            sow_after: 10_000,
         }
     }
 }
@@ -186,6 +190,9 @@ pub enum Ended {
     /// A trace was spurious while universal guards were approximated:
     /// search again with exact ones.
     Inexact,
+    /// The oracle has seeds for the search (see `brab::houdini`): search
+    /// again from them.
+    Seeded,
 }
 
 /// How many states reachable from a walk into a refuted approximation
@@ -317,7 +324,31 @@ impl<'a> Search<'a> {
                 hit_limit = Some(l);
                 break;
             }
+            if self.stats.nodes >= self.opts.sow_after && self.sow() {
+                // seeds covering every unsafe cube end the search from them
+                // alone; others join this search, explored next
+                if self.oracle.as_ref().is_some_and(|o| o.seeds_suffice) {
+                    return Ended::Seeded;
+                }
+                let mut next = self.plant();
+                next.push(id);
+                self.next(&mut queue, next);
+                continue;
+            }
             let cube = self.nodes[id].cube.clone();
+            if let Fate::Visited = self.nodes[id].fate {
+                // a seed, visited when planted: its safety test, then its pre-images
+                match self.safety(id, &cube, replay) {
+                    Safety::End(e) => return e,
+                    Safety::Spurious => spurious = true,
+                    Safety::Disjoint => {}
+                }
+                if self.nodes[id].deleted.is_none() {
+                    let children = self.expand(id, &cube);
+                    self.enqueue(&mut queue, &mut postponed, children);
+                }
+                continue;
+            }
             // fixpoint, syntactic part: a cube subsumed by a visited one is
             // covered (and, like it, disjoint from the initial states)
             let t0 = Instant::now();
@@ -351,13 +382,8 @@ impl<'a> Search<'a> {
             }
             let cube = self.approximate(id, cube);
             self.visit(id, &cube);
-            for (child, later) in self.expand(id, &cube) {
-                if later {
-                    postponed.push(child);
-                } else {
-                    queue.push_back(child);
-                }
-            }
+            let children = self.expand(id, &cube);
+            self.enqueue(&mut queue, &mut postponed, children);
         }
         Ended::Answer(self.end(hit_limit, spurious))
     }
@@ -370,10 +396,7 @@ impl<'a> Search<'a> {
         let hints: Vec<(usize, &crate::system::Quantified)> = self.sys.hints.iter().enumerate().filter(|(k, _)| !self.opts.dropped_hints.contains(k)).collect();
         let roots = self.sys.unsafe_.iter().map(|u| (None, u)).chain(hints.into_iter().map(|(k, h)| (Some(k), h)));
         for (hint, u) in roots {
-            let vars: Vec<Term> = (0..u.vars.len()).map(|i| crate::system::cube::zvar(i, &self.sys.index_sort())).collect();
-            let map = u.vars.iter().cloned().zip(vars.iter().cloned()).collect();
-            let lits: Vec<Term> = u.lits.iter().map(|l| crate::logic::substitute(l, &map)).collect();
-            for c in Cube::normalize(&vars, &lits) {
+            for c in u.cubes(&self.sys.index_sort()) {
                 if !self.seen.contains_key(&c) {
                     let id = self.add(c, None, None);
                     self.nodes[id].hint = hint;
@@ -381,7 +404,30 @@ impl<'a> Search<'a> {
                 }
             }
         }
+        let seeds = self.plant();
+        self.next(&mut queue, seeds);
         queue
+    }
+
+    /// Puts pre-images in the queue, or among the postponed ones.
+    fn enqueue(&self, queue: &mut VecDeque<usize>, postponed: &mut Vec<usize>, children: Vec<(usize, bool)>) {
+        for (child, later) in children {
+            if later {
+                postponed.push(child);
+            } else {
+                queue.push_back(child);
+            }
+        }
+    }
+
+    /// Puts nodes in the queue to be explored next, in their order.
+    fn next(&self, queue: &mut VecDeque<usize>, nodes: Vec<usize>) {
+        for n in nodes.into_iter().rev() {
+            match self.opts.order {
+                Order::Bfs => queue.push_front(n),
+                Order::Dfs => queue.push_back(n),
+            }
+        }
     }
 
     /// The safety test of a node: whether its cube meets the initial
@@ -417,9 +463,48 @@ impl<'a> Search<'a> {
         }
     }
 
+    /// Has the oracle compute its seeds (see `brab::houdini`), if it has
+    /// not yet; whether it found some.
+    fn sow(&mut self) -> bool {
+        let deadline = self.opts.timeout.map(|t| self.start + t);
+        match self.oracle.as_mut() {
+            Some(o) if !o.sown() => {
+                o.sow(self.sys, self.opts.max_procs, deadline);
+                o.seeds().is_some_and(|s| !s.is_empty())
+            }
+            _ => false,
+        }
+    }
+
+    /// Adds the oracle's seeds not met yet as visited nodes, each standing
+    /// as an approximation of itself (a trace reaching one refutes it),
+    /// so that they cover cubes before any is expanded.
+    fn plant(&mut self) -> Vec<usize> {
+        let Some(seeds) = self.oracle.as_ref().and_then(|o| o.seeds()) else { return vec![] };
+        let complete = self.oracle.as_ref().is_some_and(|o| o.complete);
+        let mut out = vec![];
+        for c in seeds {
+            if self.seen.contains_key(&c) {
+                continue;
+            }
+            let id = self.add(c.clone(), None, None);
+            self.nodes[id].approx = Some((c.vars.clone(), c.vars.clone()));
+            if complete {
+                self.unrefutable.insert(id);
+            }
+            self.visit(id, &c);
+            out.push(id);
+        }
+        out
+    }
+
     /// The node's cube or, with an oracle (BRAB), a more general candidate
     /// that does not meet the initial states.
     fn approximate(&mut self, id: usize, cube: Cube) -> Cube {
+        // a seed is a candidate already
+        if self.nodes[id].approx.is_some() {
+            return cube;
+        }
         let Some((c, images)) = self.oracle.as_mut().and_then(|o| o.approximate(&cube)) else { return cube };
         let q = initial_query(self.sys, &c);
         if self.check(&q, |s| &mut s.calls_safety) != SatResult::Unsat {
@@ -721,4 +806,32 @@ fn cube_terms(lits: &[Term]) -> HashSet<Term> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::bwd::brab::Oracle;
+
+    /// A search that sows the seeds of a protocol whose seeds cover every
+    /// unsafe cube ends to search again; the next search, from the seeds,
+    /// proves the protocol safe, visiting no more cubes than the seeds and
+    /// the unsafe cubes.
+    #[test]
+    fn seeds_covering_the_unsafe_cubes_end_the_search() {
+        let src = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/home_directory.cub")).unwrap();
+        let sys = crate::frontend::parse_str(&src, crate::frontend::Format::Cubicle).unwrap().system;
+        let opts = Options { sow_after: 0, ..Options::default() };
+        let mut first = Search::new(&sys, opts.clone()).with_oracle(Oracle::new(&sys, 2, 10_000, None).unwrap());
+        assert!(matches!(first.run(&mut |_| false), Ended::Seeded));
+        let oracle = first.take_oracle().unwrap();
+        let seeds = oracle.seeds().unwrap().len();
+        let mut second = Search::new(&sys, opts).with_oracle(oracle);
+        match second.run(&mut |_| false) {
+            Ended::Answer(Answer::Safe(_)) => {}
+            _ => panic!("not proved safe from the seeds"),
+        }
+        assert!(second.stats.expanded <= seeds + sys.unsafe_.len(), "{} visited, {seeds} seeds", second.stats.expanded);
+        assert_eq!(second.stats.approximated, 0);
+    }
 }

@@ -31,7 +31,7 @@ use crate::reach::path::{prefix, Formula};
 use crate::reach::pre::pre_image;
 use crate::reach::safety::{index_bounds, instantiate_all};
 use crate::smt::{self, Backend, SatResult, Solver};
-use crate::system::cube::{zvar, Cube};
+use crate::system::cube::Cube;
 use crate::system::System;
 use crate::HashSet;
 use std::collections::VecDeque;
@@ -708,10 +708,7 @@ impl<'a> Lazy<'a> {
     fn roots(&mut self) {
         let isort = self.sys.index_sort();
         for u in &self.sys.unsafe_ {
-            let vars: Vec<Term> = (0..u.vars.len()).map(|i| zvar(i, &isort)).collect();
-            let map = u.vars.iter().cloned().zip(vars.iter().cloned()).collect();
-            let lits: Vec<Term> = u.lits.iter().map(|l| substitute(l, &map)).collect();
-            let label = Cube::normalize(&vars, &lits);
+            let label = u.cubes(&isort);
             if !label.is_empty() {
                 self.add(label, None, None);
             }

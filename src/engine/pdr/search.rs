@@ -17,9 +17,9 @@ use super::obligation::{Obligation, Obligations};
 use super::query::{Frame, Queries, Relative};
 use super::Abstracting;
 use crate::answer::{AbstractTrace, Answer, Counterexample, Proof, Stats};
-use crate::logic::{substitute, Term};
+use crate::logic::Term;
 use crate::smt::Backend;
-use crate::system::cube::{zvar, Cube};
+use crate::system::cube::Cube;
 use crate::system::System;
 use std::time::Instant;
 
@@ -141,10 +141,7 @@ impl<'a> Search<'a> {
         let isort = self.sys.index_sort();
         let mut out = vec![];
         for u in &self.sys.unsafe_ {
-            let vars: Vec<Term> = (0..u.vars.len()).map(|i| zvar(i, &isort)).collect();
-            let map = u.vars.iter().cloned().zip(vars.iter().cloned()).collect();
-            let lits: Vec<Term> = u.lits.iter().map(|l| substitute(l, &map)).collect();
-            out.extend(Cube::normalize(&vars, &lits));
+            out.extend(u.cubes(&isort));
         }
         out
     }

@@ -6,6 +6,7 @@
 //! initial states reaches it, it is banned and the search restarts. The
 //! final invariant is certified like any other.
 
+mod houdini;
 pub mod instance;
 mod walk;
 
@@ -53,6 +54,10 @@ pub struct Oracle<'a> {
     slack: Option<i64>,
     /// Reachable states found outside the exploration (see [`Oracle::learn`]).
     learnt: Vec<State>,
+    /// Seeds of the search (see [`houdini`]), once computed.
+    seeds: Option<Vec<Cube>>,
+    /// Whether the seeds subsume every unsafe cube.
+    pub seeds_suffice: bool,
 }
 
 /// The factor by which an incomplete oracle's exploration grows.
@@ -119,6 +124,8 @@ impl<'a> Oracle<'a> {
             unsafe_trace,
             slack,
             learnt: vec![],
+            seeds: None,
+            seeds_suffice: false,
         })
     }
 
@@ -196,6 +203,38 @@ impl<'a> Oracle<'a> {
     /// The number of reachable states found.
     pub fn states(&self) -> usize {
         self.states.len()
+    }
+
+    /// The seeds of the backward search (see [`houdini`]) not refuted yet,
+    /// computed on the first call (the instance first explored completely,
+    /// if it can be); `None` before.
+    pub fn seeds(&self) -> Option<Vec<Cube>> {
+        Some(self.seeds.as_ref()?.iter().filter(|c| !self.banned.contains(c)).cloned().collect())
+    }
+
+    /// Whether the seeds have been computed.
+    pub fn sown(&self) -> bool {
+        self.seeds.is_some()
+    }
+
+    /// Computes the seeds (see [`Oracle::seeds`]) of `sys`'s search, pre-images
+    /// naming at most `max_procs` processes; empty at `deadline`.
+    pub fn sow(&mut self, sys: &System, max_procs: usize, deadline: Option<Instant>) {
+        while self.can_deepen() {
+            self.deepen();
+        }
+        let t0 = Instant::now();
+        let (seeds, all) = houdini::seeds(self, sys, max_procs, deadline);
+        let which = if all { "every unsafe cube" } else { "some unsafe cubes" };
+        if !seeds.is_empty() {
+            self.notes.push(format!(
+                "{} candidate invariants of the instance, inductive together, cover {which}: seeds of the search (found in {:.2}s)",
+                seeds.len(),
+                t0.elapsed().as_secs_f64()
+            ));
+        }
+        self.seeds = Some(seeds);
+        self.seeds_suffice = all;
     }
 
     /// Marks a candidate as refuted (reachable): it is never proposed again.
@@ -463,12 +502,14 @@ fn plausible(lits: &[Term], vars: &[Term], procs: usize) -> bool {
 
 /// How many array reads a literal compares with symbols (Cubicle's count:
 /// `A[p] = C`, `A[p] < x` and a Boolean `A[p]` count one, `A[p] = B[q]`
-/// two, `A[p] = 3` none).
+/// two, `A[p] = 3` none). A value of an enumeration is a symbol however
+/// the enumeration is written (MCMT's subranges are numbers).
 fn array_reads(l: &Term) -> usize {
     let atom = if *l.op() == Op::Not { &l.args()[0] } else { l };
+    let enumerated = atom.args().iter().any(|a| matches!(a.sort(), Sort::Enum(_)));
     match atom.op() {
         Op::Select => 1,
-        Op::Eq | Op::Lt | Op::Le if !atom.args().iter().any(|a| matches!(a.op(), Op::Int(_) | Op::Real(..))) => {
+        Op::Eq | Op::Lt | Op::Le if enumerated || !atom.args().iter().any(|a| matches!(a.op(), Op::Int(_) | Op::Real(..))) => {
             atom.args().iter().filter(|a| *a.op() == Op::Select).count()
         }
         _ => 0,
@@ -553,6 +594,11 @@ mod tests {
         let num = Term::var("N", Sort::array(vec![Sort::Index], Sort::Int));
         let n = |z: &Term, k: i64| Term::eq(&Term::select(&num, std::slice::from_ref(z)), &Term::int(k));
         assert!(plausible(&[n(&z1, 3), n(&z2, 4), busy.clone()], &vars, 2));
+        // values of an enumeration are symbols, even as numbers (MCMT's subranges)
+        let def = std::rc::Rc::new(crate::logic::EnumDef { name: "cmd".into(), values: crate::logic::EnumValues::Subrange(1, 3) });
+        let cmd = Term::var("Cmd", Sort::array(vec![Sort::Index], Sort::Enum(def)));
+        let c = |z: &Term, k: i64| Term::eq(&Term::select(&cmd, std::slice::from_ref(z)), &Term::int(k));
+        assert!(!plausible(&[c(&z1, 3), c(&z2, 2), busy.clone()], &vars, 2));
     }
 
     /// `ts = Timer + Tick + Tick ∧ 0 < Tick` is weakened to `Timer < ts`;
