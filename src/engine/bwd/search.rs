@@ -501,10 +501,6 @@ impl<'a> Search<'a> {
     /// The node's cube or, with an oracle (BRAB), a more general candidate
     /// that does not meet the initial states.
     fn approximate(&mut self, id: usize, cube: Cube) -> Cube {
-        // a seed is a candidate already
-        if self.nodes[id].approx.is_some() {
-            return cube;
-        }
         let Some((c, images)) = self.oracle.as_mut().and_then(|o| o.approximate(&cube)) else { return cube };
         let q = initial_query(self.sys, &c);
         if self.check(&q, |s| &mut s.calls_safety) != SatResult::Unsat {

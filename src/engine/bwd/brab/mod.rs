@@ -56,7 +56,7 @@ pub struct Oracle<'a> {
     learnt: Vec<State>,
     /// Seeds of the search (see [`houdini`]), once computed.
     seeds: Option<Vec<Cube>>,
-    /// Whether the seeds subsume every unsafe cube.
+    /// Whether the seeds subsumed every unsafe cube when they were computed.
     pub seeds_suffice: bool,
 }
 
@@ -205,9 +205,8 @@ impl<'a> Oracle<'a> {
         self.states.len()
     }
 
-    /// The seeds of the backward search (see [`houdini`]) not refuted yet,
-    /// computed on the first call (the instance first explored completely,
-    /// if it can be); `None` before.
+    /// The seeds of the backward search (see [`houdini`]) not refuted yet;
+    /// `None` before [`Oracle::sow`].
     pub fn seeds(&self) -> Option<Vec<Cube>> {
         Some(self.seeds.as_ref()?.iter().filter(|c| !self.banned.contains(c)).cloned().collect())
     }
@@ -218,7 +217,8 @@ impl<'a> Oracle<'a> {
     }
 
     /// Computes the seeds (see [`Oracle::seeds`]) of `sys`'s search, pre-images
-    /// naming at most `max_procs` processes; empty at `deadline`.
+    /// naming at most `max_procs` processes, the instance first explored as
+    /// far as it may be; empty at `deadline`. A note says what was found.
     pub fn sow(&mut self, sys: &System, max_procs: usize, deadline: Option<Instant>) {
         while self.can_deepen() {
             self.deepen();
@@ -226,13 +226,11 @@ impl<'a> Oracle<'a> {
         let t0 = Instant::now();
         let (seeds, all) = houdini::seeds(self, sys, max_procs, deadline);
         let which = if all { "every unsafe cube" } else { "some unsafe cubes" };
-        if !seeds.is_empty() {
-            self.notes.push(format!(
-                "{} candidate invariants of the instance, inductive together, cover {which}: seeds of the search (found in {:.2}s)",
-                seeds.len(),
-                t0.elapsed().as_secs_f64()
-            ));
-        }
+        let secs = t0.elapsed().as_secs_f64();
+        self.notes.push(match seeds.len() {
+            0 => format!("no candidate invariants of the instance, inductive together, cover an unsafe cube (looked for in {secs:.2}s)"),
+            n => format!("{n} candidate invariants of the instance, inductive together, cover {which}: seeds of the search (found in {secs:.2}s)"),
+        });
         self.seeds = Some(seeds);
         self.seeds_suffice = all;
     }
