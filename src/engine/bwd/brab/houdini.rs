@@ -47,7 +47,8 @@ pub fn seeds(or: &mut Oracle, sys: &System, max_procs: usize, deadline: Option<I
     cands.extend(unreached);
     let mut fix = Fixpoint::new(sys, cands, max_procs);
     let seeds = fix.support(&bad, deadline).unwrap_or_default();
-    let all = !seeds.is_empty() && bad.iter().all(|u| fix.index.subsumer(u).is_some_and(|(j, _)| fix.alive[j]));
+    // the index holds the live candidates only
+    let all = !seeds.is_empty() && bad.iter().all(|u| fix.index.subsumer(u).is_some());
     tracing::debug!(
         "seeds: {} literals, {} candidates, {} checked, {} found not inductive",
         lits.len(),
