@@ -158,6 +158,10 @@ pub struct Instance<'a> {
     vars: IdMap<usize>,
     /// Total number of cells.
     width: usize,
+    /// The cells holding values of uninterpreted sorts (data), in order:
+    /// only compared for equality, so that swapping their two values maps
+    /// reachable states to reachable states (see [`Instance::canonical`]).
+    data: Vec<usize>,
     /// With [`Instance::bound_growing`]: the range growing numbers must stay
     /// in, and per cell whether it holds one.
     bounds: Option<((i64, i64), Vec<bool>)>,
@@ -448,10 +452,20 @@ impl<'a> Instance<'a> {
         if index_constants > procs {
             return Err(format!("{index_constants} index constants need as many processes"));
         }
+        let uninterpreted = |s: &Sort| matches!(s, Sort::Uninterpreted(_));
+        let mut data: Vec<usize> = vec![];
+        for (v, &(base, dims)) in sys.vars.iter().zip(&slots) {
+            if uninterpreted(&v.value_sort()) {
+                data.extend(base..base + procs.pow(dims as u32));
+            }
+        }
         let mut consts = IdMap::default();
         for c in &sys.consts {
             domain(c.sort(), procs, &ints)?;
             consts.insert(c.clone(), width);
+            if uninterpreted(c.sort()) {
+                data.push(width);
+            }
             width += 1;
         }
         for t in &sys.transitions {
@@ -480,6 +494,7 @@ impl<'a> Instance<'a> {
             unsafe_maps,
             vars,
             width,
+            data,
             bounds: None,
         };
         let steps = sys.transitions.iter().map(|t| inst.compile_step(t)).collect::<Result<_, _>>()?;
@@ -985,6 +1000,27 @@ impl<'a> Instance<'a> {
         })
     }
 
+    /// The representative of a state and the state with the two data
+    /// values swapped (data symmetry: data are only compared for
+    /// equality, and every data value ranges over both, open ones too):
+    /// the one whose first data cell holding a value holds 0. Either is
+    /// reachable exactly when the other is, and a cube — which names no
+    /// data value — holds on both or neither, so the exploration keeps one
+    /// (up to half as many states); the moves between them are the same.
+    pub fn canonical<'s>(&self, st: &'s [i64]) -> std::borrow::Cow<'s, [i64]> {
+        let first = self.data.iter().map(|&c| st[c]).find(|v| *v == 0 || *v == 1);
+        if first != Some(1) {
+            return std::borrow::Cow::Borrowed(st);
+        }
+        let mut out = st.to_vec();
+        for &c in &self.data {
+            if out[c] == 0 || out[c] == 1 {
+                out[c] = 1 - out[c];
+            }
+        }
+        std::borrow::Cow::Owned(out)
+    }
+
     /// The number of transitions the instance steps by.
     pub fn transitions(&self) -> usize {
         self.steps.len()
@@ -1105,6 +1141,7 @@ impl<'a> Instance<'a> {
         let mut seen: HashSet<State> = HashSet::default();
         let mut ex = Exploration { states: vec![], complete: false, parents: vec![], unsafe_state: None, open };
         for s in init {
+            let s = self.canonical(&s).into_owned().into_boxed_slice();
             if self.add(&mut ex, &mut seen, s, None)? && stop {
                 return Ok(ex);
             }
@@ -1127,6 +1164,7 @@ impl<'a> Instance<'a> {
                         let mut parts = split(&ex.states[k], c, &ex.open).into_iter();
                         ex.states[k] = parts.next().expect("an open value has values");
                         for p in parts {
+                            let p: State = self.canonical(&p).into_owned().into_boxed_slice();
                             if seen.insert(p.clone()) {
                                 ex.states.push(p);
                                 ex.parents.push(ex.parents[k].clone());
@@ -1136,12 +1174,12 @@ impl<'a> Instance<'a> {
                 }
             }
             for i in 0..succ.len() {
-                let next = succ.state(i);
+                let next = self.canonical(succ.state(i));
                 // most successors were seen: they are not copied
-                if seen.contains(next) {
+                if seen.contains(&*next) {
                     continue;
                 }
-                if self.add(&mut ex, &mut seen, next.into(), Some((k, self.step_of(succ.moves[i]))))? && stop {
+                if self.add(&mut ex, &mut seen, next.into_owned().into_boxed_slice(), Some((k, self.step_of(succ.moves[i]))))? && stop {
                     return Ok(ex);
                 }
             }
@@ -1175,6 +1213,7 @@ impl<'a> Instance<'a> {
         let mut bad = false;
         for (s, judgement) in judged {
             let Some(unsafe_) = judgement else { continue };
+            let s: State = self.canonical(&s).into_owned().into_boxed_slice();
             if s != st && !seen.insert(s.clone()) {
                 continue;
             }
@@ -1270,6 +1309,38 @@ mod tests {
             None => Ok(()),
         };
         completions(st.clone(), open, first_open).unwrap().into_iter().map(|(s, _)| s).collect()
+    }
+
+    /// Data symmetry: the exploration keeps one of each pair of states
+    /// that differ by swapping the two data values, and what it keeps is
+    /// closed under steps up to that swap (every successor's representative
+    /// was explored), so no reachable state is lost to the reduction.
+    #[test]
+    fn data_symmetry_keeps_one_state_of_each_swapped_pair() {
+        let sys = system("models/data_overwrite_buggy.cub");
+        let inst = Instance::new(&sys, 2).unwrap();
+        assert!(!inst.data.is_empty());
+        let ex = inst.reachable(100_000, false).unwrap();
+        assert!(ex.complete);
+        let kept: HashSet<State> = ex.states.iter().cloned().collect();
+        // the concrete states the kept ones stand for (see `concrete`)
+        let stands_for: HashSet<State> = ex.states.iter().flat_map(|s| concrete(s, &ex.open)).collect();
+        let mut swapped_away = 0;
+        for st in &ex.states {
+            let first = inst.data.iter().map(|&c| st[c]).find(|v| *v == 0 || *v == 1);
+            assert_ne!(first, Some(1), "a representative's first data value is 0: {st:?}");
+            let swap: State = st.iter().enumerate().map(|(c, &v)| if inst.data.contains(&c) && (v == 0 || v == 1) { 1 - v } else { v }).collect();
+            swapped_away += usize::from(swap != *st && !kept.contains(&swap));
+            let succs = completions(st.clone(), &ex.open, |s| inst.successors(s)).unwrap();
+            for (_, next) in succs {
+                for (_, t) in next {
+                    for c in concrete(&t, &ex.open) {
+                        assert!(stands_for.contains(&*inst.canonical(&c)), "successor {c:?} of {st:?} unexplored");
+                    }
+                }
+            }
+        }
+        assert!(swapped_away > 0, "the swapped states are not kept");
     }
 
     /// Exploring with open values is exact: the states the explored ones
