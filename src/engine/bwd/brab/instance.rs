@@ -1008,17 +1008,35 @@ impl<'a> Instance<'a> {
     /// data value — holds on both or neither, so the exploration keeps one
     /// (up to half as many states); the moves between them are the same.
     pub fn canonical<'s>(&self, st: &'s [i64]) -> std::borrow::Cow<'s, [i64]> {
-        let first = self.data.iter().map(|&c| st[c]).find(|v| *v == 0 || *v == 1);
-        if first != Some(1) {
+        if !self.swapped(st) {
             return std::borrow::Cow::Borrowed(st);
         }
         let mut out = st.to_vec();
+        self.swap_data(&mut out);
+        std::borrow::Cow::Owned(out)
+    }
+
+    /// [`Instance::canonical`] of an owned state, swapped in place (no copy).
+    fn represent(&self, mut st: State) -> State {
+        if self.swapped(&st) {
+            self.swap_data(&mut st);
+        }
+        st
+    }
+
+    /// Whether a state is not its own representative: its first data
+    /// cell holding a value holds 1.
+    fn swapped(&self, st: &[i64]) -> bool {
+        self.data.iter().map(|&c| st[c]).find(|v| *v == 0 || *v == 1) == Some(1)
+    }
+
+    /// Swaps the two data values in a state's data cells (open ones stay).
+    fn swap_data(&self, st: &mut [i64]) {
         for &c in &self.data {
-            if out[c] == 0 || out[c] == 1 {
-                out[c] = 1 - out[c];
+            if st[c] == 0 || st[c] == 1 {
+                st[c] = 1 - st[c];
             }
         }
-        std::borrow::Cow::Owned(out)
     }
 
     /// The number of transitions the instance steps by.
@@ -1141,7 +1159,7 @@ impl<'a> Instance<'a> {
         let mut seen: HashSet<State> = HashSet::default();
         let mut ex = Exploration { states: vec![], complete: false, parents: vec![], unsafe_state: None, open };
         for s in init {
-            let s = self.canonical(&s).into_owned().into_boxed_slice();
+            let s = self.represent(s);
             if self.add(&mut ex, &mut seen, s, None)? && stop {
                 return Ok(ex);
             }
@@ -1164,7 +1182,7 @@ impl<'a> Instance<'a> {
                         let mut parts = split(&ex.states[k], c, &ex.open).into_iter();
                         ex.states[k] = parts.next().expect("an open value has values");
                         for p in parts {
-                            let p: State = self.canonical(&p).into_owned().into_boxed_slice();
+                            let p = self.represent(p);
                             if seen.insert(p.clone()) {
                                 ex.states.push(p);
                                 ex.parents.push(ex.parents[k].clone());
@@ -1213,7 +1231,7 @@ impl<'a> Instance<'a> {
         let mut bad = false;
         for (s, judgement) in judged {
             let Some(unsafe_) = judgement else { continue };
-            let s: State = self.canonical(&s).into_owned().into_boxed_slice();
+            let s = self.represent(s);
             if s != st && !seen.insert(s.clone()) {
                 continue;
             }
@@ -1329,7 +1347,8 @@ mod tests {
         for st in &ex.states {
             let first = inst.data.iter().map(|&c| st[c]).find(|v| *v == 0 || *v == 1);
             assert_ne!(first, Some(1), "a representative's first data value is 0: {st:?}");
-            let swap: State = st.iter().enumerate().map(|(c, &v)| if inst.data.contains(&c) && (v == 0 || v == 1) { 1 - v } else { v }).collect();
+            let mut swap = st.clone();
+            inst.swap_data(&mut swap);
             swapped_away += usize::from(swap != *st && !kept.contains(&swap));
             let succs = completions(st.clone(), &ex.open, |s| inst.successors(s)).unwrap();
             for (_, next) in succs {
