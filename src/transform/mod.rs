@@ -4,4 +4,5 @@
 //! the front end produced, not on a transformed one.
 
 pub mod companions;
+pub mod data;
 pub mod slice;

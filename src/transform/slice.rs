@@ -54,18 +54,26 @@ pub fn cone_of_influence(sys: &System) -> (System, Vec<String>) {
     if dropped.is_empty() {
         return (sys.clone(), dropped);
     }
+    (restrict(sys, &rel), dropped)
+}
+
+/// The system with only the state variables in `keep`: updates of the
+/// others dropped, and the literals of initial and axiom formulas that
+/// mention them (those of unsafe cubes and hints are left as they are).
+pub(crate) fn restrict(sys: &System, keep: &HashSet<Term>) -> System {
+    let is_var = |t: &Term| sys.is_state_var(t);
     let mut out = sys.clone();
-    let keep: Vec<usize> = (0..sys.vars.len()).filter(|&i| rel.contains(&sys.vars[i].term)).collect();
-    let new_index = |i: usize| keep.iter().position(|&k| k == i);
-    out.vars = keep.iter().map(|&i| sys.vars[i].clone()).collect();
+    let kept: Vec<usize> = (0..sys.vars.len()).filter(|&i| keep.contains(&sys.vars[i].term)).collect();
+    let new_index = |i: usize| kept.iter().position(|&k| k == i);
+    out.vars = kept.iter().map(|&i| sys.vars[i].clone()).collect();
     for t in &mut out.transitions {
         t.updates = t.updates.iter().filter_map(|u| new_index(u.var).map(|v| crate::system::Update { var: v, value: u.value.clone() })).collect();
     }
-    let mentions_dropped = |l: &Term| free_vars(l).iter().any(|v| is_var(v) && !rel.contains(v));
+    let mentions_dropped = |l: &Term| free_vars(l).iter().any(|v| is_var(v) && !keep.contains(v));
     let prune = |qs: &[Quantified]| -> Vec<Quantified> {
         qs.iter().map(|q| Quantified { vars: q.vars.clone(), lits: q.lits.iter().filter(|l| !mentions_dropped(l)).cloned().collect() }).collect()
     };
     out.initial = prune(&sys.initial);
     out.axioms = prune(&sys.axioms);
-    (out, dropped)
+    out
 }

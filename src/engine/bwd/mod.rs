@@ -158,19 +158,12 @@ enum Explored<'a> {
 fn explore<'a>(sys: &'a System, procs: usize, deadline: Option<Instant>, check: &mut TraceCheck, notes: &mut Vec<String>) -> Explored<'a> {
     let t0 = Instant::now();
     let mut oracle = match Oracle::exploring(sys, procs, first_cap(sys), true, deadline) {
-        Ok(o) => o.deepening_up_to(ORACLE_CAP),
+        Ok(o) => o,
         Err(why) => {
             notes.push(format!("plain backward search (no finite instance: {why})"));
             return Explored::Oracle(None);
         }
     };
-    let bounded = oracle.slack().map_or(String::new(), |s| format!(", growing numbers at most {s} beyond the system's literals"));
-    notes.push(format!(
-        "approximating with the {} reachable states of the {procs}-process instance{bounded}{} (explored in {:.2}s)",
-        oracle.states(),
-        if oracle.complete { "" } else { " (exploration cut short)" },
-        t0.elapsed().as_secs_f64()
-    ));
     if let Some(t) = oracle.unsafe_trace.take() {
         match check.replayer().replay_trace(&t) {
             Ok(Some(ct)) => {
@@ -182,9 +175,29 @@ fn explore<'a>(sys: &'a System, procs: usize, deadline: Option<Instant>, check: 
             Err(e) => notes.push(format!("the {procs}-process instance reaches an unsafe state; its path not replayed: {e}")),
         }
         // the exploration stopped there: the whole of it for the oracle
-        return Explored::Oracle(Oracle::new(sys, procs, first_cap(sys), deadline).ok().map(|o| Box::new(o.deepening_up_to(ORACLE_CAP))));
+        match Oracle::new(sys, procs, first_cap(sys), deadline) {
+            Ok(o) => oracle = o,
+            Err(_) => return Explored::Oracle(None),
+        }
     }
-    Explored::Oracle(Some(Box::new(oracle)))
+    // an instance too large to explore may have a control part that is not
+    if !oracle.complete {
+        if let Some(Ok(control)) = Oracle::abstracting_data(sys, procs, first_cap(sys), false, deadline) {
+            notes.push(format!(
+                "the {procs}-process instance exploration cut short at {} states: its control part (data variables left out, as they decide no step) for the oracle, the whole instance for candidates naming data",
+                oracle.states()
+            ));
+            oracle = control.with_detail(oracle);
+        }
+    }
+    let bounded = oracle.slack().map_or(String::new(), |s| format!(", growing numbers at most {s} beyond the system's literals"));
+    notes.push(format!(
+        "approximating with the {} reachable states of the {procs}-process instance{bounded}{} (explored in {:.2}s)",
+        oracle.states(),
+        if oracle.complete { "" } else { " (exploration cut short)" },
+        t0.elapsed().as_secs_f64()
+    ));
+    Explored::Oracle(Some(Box::new(oracle.deepening_up_to(ORACLE_CAP))))
 }
 
 /// Backward searches restarted until one ends with an answer.
@@ -260,8 +273,7 @@ impl<'a> Restarts<'a, '_> {
                             return (Answer::Unsafe(Counterexample::Trace(t, None)), dropped_hints.len());
                         }
                     }
-                    if or.can_deepen() {
-                        or.deepen();
+                    if or.deepen_for(&c) {
                         None
                     } else if refuted_here >= GROW_AFTER && or.procs() < 4 && !cannot_grow {
                         refuted_here = 0;
@@ -322,13 +334,14 @@ impl<'a> Restarts<'a, '_> {
     /// Explores the `procs`-process instance anew (at most `cap` states):
     /// `Err` with its path to an unsafe state when that replays (a
     /// candidate trace like the search's), else the oracle, if any.
-    fn explore_again(&mut self, procs: usize, cap: usize, check: &mut TraceCheck) -> Result<Option<Oracle<'a>>, AbstractTrace> {
+    /// The oracle is the same kind as `like` (data abstracted or not).
+    fn explore_again(&mut self, like: &Oracle<'a>, procs: usize, cap: usize, check: &mut TraceCheck) -> Result<Option<Oracle<'a>>, AbstractTrace> {
         let deadline = self.budget.deadline;
-        let Ok(mut o) = Oracle::exploring(self.sys, procs, cap, true, deadline) else { return Ok(None) };
+        let Ok(mut o) = like.alike(self.sys, procs, cap, true, deadline) else { return Ok(None) };
         match o.unsafe_trace.take() {
             Some(t) if check.real(self.sys, &t) => Err(t),
             // the exploration stopped there: the whole of it for the oracle
-            Some(_) => Ok(Oracle::new(self.sys, procs, cap, deadline).ok()),
+            Some(_) => Ok(like.alike(self.sys, procs, cap, false, deadline).ok()),
             None => Ok(Some(o)),
         }
     }
@@ -339,7 +352,7 @@ impl<'a> Restarts<'a, '_> {
         let t0 = Instant::now();
         let n = GROW_AFTER;
         let procs = or.procs() + 1;
-        let explored = match self.explore_again(procs, AT_ONCE, check) {
+        let explored = match self.explore_again(or, procs, AT_ONCE, check) {
             Err(t) => {
                 self.notes.push(format!("after {n} refuted approximations: the {procs}-process instance reaches an unsafe state; its path replayed"));
                 return Growth::Trace(t);

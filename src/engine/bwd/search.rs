@@ -511,7 +511,7 @@ impl<'a> Search<'a> {
         }
         tracing::debug!("approximate #{id}: {cube}  ~>  {c}");
         self.stats.approximated += 1;
-        if self.oracle.as_ref().is_some_and(|o| o.complete) {
+        if self.oracle.as_mut().is_some_and(|o| o.exact(&c)) {
             self.unrefutable.insert(id);
         }
         self.nodes[id].approx = Some((cube.vars.clone(), images));
@@ -529,12 +529,13 @@ impl<'a> Search<'a> {
         if self.unrefutable.contains(&a) {
             return None;
         }
-        let starts = self.oracle.as_mut()?.states_in(cube);
+        let target = self.nodes[a].cube.clone();
+        let starts = self.oracle.as_mut()?.judge(&target).states_in(cube);
         if starts.is_empty() {
             return None;
         }
         let t = self.trace_to(id, Some(a));
-        let oracle = self.oracle.as_mut()?;
+        let oracle = self.oracle.as_mut()?.judge(&target);
         let path = oracle.walk_into(starts, &t.cubes, &t.edges)?;
         tracing::debug!("#{id}: a reachable state of the instance steps into approximation #{a} in {} steps", t.edges.len());
         let near = oracle.around(path, LEARN_AROUND);

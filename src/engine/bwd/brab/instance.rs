@@ -131,7 +131,12 @@ pub struct Exploration {
 
 /// A system instantiated with a fixed number of processes.
 pub struct Instance<'a> {
-    sys: &'a System,
+    /// The system instantiated: the given one, or its control part (see
+    /// [`Instance::abstracting_data`]).
+    sys: std::borrow::Cow<'a, System>,
+    /// The state variables of the given system left out of the instance
+    /// (data abstracted): literals over them are unknown on its states.
+    hidden: Vec<Term>,
     /// When an exploration must end (cut short, incomplete).
     pub deadline: Option<std::time::Instant>,
     /// The number of processes.
@@ -437,6 +442,33 @@ pub fn growing_numbers(sys: &System) -> HashSet<usize> {
 impl<'a> Instance<'a> {
     /// The instance of `sys` with `procs` processes.
     pub fn new(sys: &'a System, procs: usize) -> Result<Self, Unsupported> {
+        Self::build(std::borrow::Cow::Borrowed(sys), vec![], procs)
+    }
+
+    /// The instance of `sys`'s control part (see
+    /// [`crate::transform::data`]) with `procs` processes: its states are
+    /// the projections of the reachable states of `sys`'s instance with
+    /// the data left out (Cubicle's abstract types, never enumerated), so
+    /// that it is as small as the control graph; `None` when `sys` has no
+    /// data to leave out.
+    pub fn abstracting_data(sys: &System, procs: usize) -> Option<Result<Instance<'static>, Unsupported>> {
+        let (control, hidden) = crate::transform::data::abstract_data(sys)?;
+        Some(Instance::build(std::borrow::Cow::Owned(control), hidden, procs))
+    }
+
+    /// Whether the instance evaluates a term: it reads no variable the
+    /// instance leaves out (see [`Instance::abstracting_data`]).
+    pub fn sees(&self, t: &Term) -> bool {
+        self.hidden.is_empty() || !self.hidden.iter().any(|h| crate::logic::occurs(h, t))
+    }
+
+    /// Whether the instance leaves data out.
+    pub fn abstracts_data(&self) -> bool {
+        !self.hidden.is_empty()
+    }
+
+    fn build(owned: std::borrow::Cow<'a, System>, hidden: Vec<Term>, procs: usize) -> Result<Self, Unsupported> {
+        let sys: &System = &owned;
         let ints = int_domain(sys, procs);
         let mut slots = vec![];
         let mut width = 0;
@@ -481,7 +513,8 @@ impl<'a> Instance<'a> {
         let choices = sys.transitions.iter().map(|t| injective(&t.params)).collect();
         let unsafe_maps = sys.unsafe_.iter().map(|q| injective(&q.vars)).collect();
         let mut inst = Instance {
-            sys,
+            sys: owned,
+            hidden,
             deadline: None,
             procs,
             slots,
@@ -497,7 +530,7 @@ impl<'a> Instance<'a> {
             data,
             bounds: None,
         };
-        let steps = sys.transitions.iter().map(|t| inst.compile_step(t)).collect::<Result<_, _>>()?;
+        let steps = inst.sys.transitions.iter().map(|t| inst.compile_step(t)).collect::<Result<_, _>>()?;
         let compile_all = |qs: &[crate::system::Quantified]| -> Vec<(usize, usize, Code)> {
             qs.iter()
                 .map(|q| {
@@ -508,8 +541,8 @@ impl<'a> Instance<'a> {
                 })
                 .collect()
         };
-        let axioms = compile_all(&sys.axioms);
-        let unsafe_ = compile_all(&sys.unsafe_);
+        let axioms = compile_all(&inst.sys.axioms);
+        let unsafe_ = compile_all(&inst.sys.unsafe_);
         inst.steps = steps;
         inst.axioms = axioms;
         inst.unsafe_ = unsafe_;
@@ -526,7 +559,7 @@ impl<'a> Instance<'a> {
     /// enumerative oracle bounds its numbers likewise). Whether some
     /// number grows.
     pub fn bound_growing(&mut self, slack: Option<i64>) -> bool {
-        let growing = growing_numbers(self.sys);
+        let growing = growing_numbers(&self.sys);
         self.bounds = slack.filter(|_| !growing.is_empty()).map(|slack| {
             let mut cells = vec![false; self.width];
             for &i in &growing {
@@ -1327,6 +1360,40 @@ mod tests {
             None => Ok(()),
         };
         completions(st.clone(), open, first_open).unwrap().into_iter().map(|(s, _)| s).collect()
+    }
+
+    /// The control part's instance (data left out) reaches exactly the
+    /// projections of the whole instance's reachable states.
+    #[test]
+    fn the_control_part_reaches_the_projections_of_the_reachable_states() {
+        let sys = system("models/abstract_data_directory.cub");
+        let whole = Instance::new(&sys, 2).unwrap();
+        let control = Instance::abstracting_data(&sys, 2).expect("the model has data").unwrap();
+        assert!(control.abstracts_data() && !whole.abstracts_data());
+        // the whole instance's cells of each control variable
+        let cells: Vec<usize> = control
+            .sys
+            .vars
+            .iter()
+            .flat_map(|v| {
+                let (base, dims) = whole.slots[whole.vars[&v.term]];
+                base..base + whole.procs.pow(dims as u32)
+            })
+            .collect();
+        assert_eq!(cells.len(), control.width);
+        let explore = |inst: &Instance, project: &dyn Fn(&State) -> State| -> HashSet<State> {
+            let ex = inst.reachable(1_000_000, false).unwrap();
+            assert!(ex.complete);
+            ex.states.iter().flat_map(|s| concrete(s, &ex.open)).map(|s| project(&s)).collect()
+        };
+        let projected = explore(&whole, &|s| cells.iter().map(|&c| s[c]).collect());
+        let own = explore(&control, &|s| s.clone());
+        assert!(own.len() > 10, "{}", own.len());
+        assert_eq!(own, projected);
+        // a literal over data is not the control instance's to evaluate
+        let var = |n: &str| sys.vars[sys.var(n).unwrap()].term.clone();
+        let data = Term::eq(&var("Curr"), &var("Mem"));
+        assert!(!control.sees(&data) && whole.sees(&data) && control.sees(&var("Exclusive")));
     }
 
     /// Data symmetry: the exploration keeps one of each pair of states

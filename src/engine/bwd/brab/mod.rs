@@ -58,6 +58,11 @@ pub struct Oracle<'a> {
     seeds: Option<Vec<Cube>>,
     /// Whether the seeds subsumed every unsafe cube when they were computed.
     pub seeds_suffice: bool,
+    /// With an instance that leaves data out (see
+    /// [`Oracle::abstracting_data`]): an oracle of the whole instance
+    /// (explored as far as it may be), judging the candidates whose
+    /// literals over the control the instance reaches but which name data.
+    detail: Option<Box<Oracle<'a>>>,
 }
 
 /// The factor by which an incomplete oracle's exploration grows.
@@ -101,8 +106,33 @@ impl<'a> Oracle<'a> {
     /// at the first unsafe state (then its path is [`Oracle::unsafe_trace`]
     /// and the states are a prefix of the reachable ones).
     pub fn exploring(sys: &'a System, procs: usize, cap: usize, stop: bool, deadline: Option<std::time::Instant>) -> Result<Self, String> {
+        Self::of_instance(Instance::new(sys, procs)?, cap, stop, deadline)
+    }
+
+    /// The oracle of [`Oracle::exploring`] on the instance of `sys`'s
+    /// control part (see [`Instance::abstracting_data`]): literals over the
+    /// data left out hold on every state, for the instance cannot tell;
+    /// `None` when `sys` has no data to leave out.
+    pub fn abstracting_data(sys: &System, procs: usize, cap: usize, stop: bool, deadline: Option<Instant>) -> Option<Result<Oracle<'static>, String>> {
+        Instance::abstracting_data(sys, procs).map(|inst| Oracle::of_instance(inst?, cap, stop, deadline))
+    }
+
+    /// The same kind of oracle (data abstracted or not) on the instance of
+    /// `sys` with `procs` processes.
+    pub fn alike(&self, sys: &'a System, procs: usize, cap: usize, stop: bool, deadline: Option<Instant>) -> Result<Oracle<'a>, String> {
+        match self.inst.abstracts_data() {
+            true => Oracle::abstracting_data(sys, procs, cap, stop, deadline).unwrap_or_else(|| Err("no data to abstract".into())),
+            false => Oracle::exploring(sys, procs, cap, stop, deadline),
+        }
+    }
+
+    /// Whether the oracle's instance leaves data out.
+    pub fn abstracts_data(&self) -> bool {
+        self.inst.abstracts_data()
+    }
+
+    fn of_instance(mut inst: Instance<'a>, cap: usize, stop: bool, deadline: Option<Instant>) -> Result<Self, String> {
         let t0 = Instant::now();
-        let mut inst = Instance::new(sys, procs)?;
         inst.deadline = deadline;
         let (ex, slack) = explore(&mut inst, cap, stop)?;
         let unsafe_trace = inst.unsafe_trace(&ex)?;
@@ -126,6 +156,7 @@ impl<'a> Oracle<'a> {
             learnt: vec![],
             seeds: None,
             seeds_suffice: false,
+            detail: None,
         })
     }
 
@@ -133,7 +164,50 @@ impl<'a> Oracle<'a> {
     /// states (see [`Oracle::deepen`]).
     pub fn deepening_up_to(mut self, limit: usize) -> Self {
         self.limit = limit.max(self.cap);
+        self.detail = self.detail.map(|d| Box::new(d.deepening_up_to(limit)));
         self
+    }
+
+    /// The oracle with `whole`, an oracle of the whole instance when this
+    /// one's leaves data out, to judge candidates naming data (see
+    /// [`Oracle::reached`]).
+    pub fn with_detail(mut self, whole: Oracle<'a>) -> Self {
+        self.detail = Some(Box::new(whole));
+        self
+    }
+
+    /// The oracle that judges a candidate: the whole instance's for one
+    /// naming data that this instance leaves out (when there is one),
+    /// else this one.
+    pub fn judge(&mut self, c: &Cube) -> &mut Oracle<'a> {
+        if self.detail.is_some() && c.lits.iter().any(|l| !self.inst.sees(l)) {
+            return self.detail.as_mut().unwrap();
+        }
+        self
+    }
+
+    /// Whether a candidate is settled by a complete exploration: no
+    /// reachable state of the instance satisfies its literals over what
+    /// the instance sees (no search may refute it).
+    pub fn exact(&mut self, c: &Cube) -> bool {
+        if !self.complete {
+            return false;
+        }
+        let lits = self.visible(&c.lits);
+        self.reached_here(&lits, &c.vars) == Some(false)
+    }
+
+    /// Explores further the instance that judged a refuted candidate (see
+    /// [`Oracle::deepen`]); whether it could.
+    pub fn deepen_for(&mut self, c: &Cube) -> bool {
+        let judge = self.judge(c);
+        if !judge.can_deepen() {
+            return false;
+        }
+        judge.deepen();
+        let notes = std::mem::take(&mut judge.notes);
+        self.notes.extend(notes);
+        true
     }
 
     /// Explores an incomplete instance further: [`DEEPEN_BY`] times as many
@@ -349,6 +423,17 @@ impl<'a> Oracle<'a> {
         Some(bits)
     }
 
+    /// The literals the instance evaluates: over data it leaves out (see
+    /// [`Instance::abstracting_data`]) a literal is unknown, and taken to
+    /// hold (Cubicle's abstract types), so that a cube is unreachable only
+    /// when its literals over the control are.
+    fn visible<'l>(&self, lits: &'l [Term]) -> std::borrow::Cow<'l, [Term]> {
+        if !self.inst.abstracts_data() {
+            return std::borrow::Cow::Borrowed(lits);
+        }
+        std::borrow::Cow::Owned(lits.iter().filter(|l| self.inst.sees(l)).cloned().collect())
+    }
+
     /// Every assignment of distinct processes of the instance to `vars`.
     fn assignments(&self, vars: &[Term]) -> Vec<Vec<i64>> {
         let procs: Vec<Term> = (0..self.inst.procs).map(|p| Term::raw(Op::Int(p as i64), vec![], Sort::Index)).collect();
@@ -384,10 +469,23 @@ impl<'a> Oracle<'a> {
 
     /// Whether some reachable state satisfies the literals (over `vars`,
     /// pairwise distinct processes); `None` if they cannot be evaluated.
-    /// The literals' bit sets tell which states may; a state with open
-    /// values among them is checked exactly, its open values fixed in
-    /// every way the literals read.
+    /// With data left out of the instance: whether one satisfies those over
+    /// the control, and if so, when the literals name data, whether one of
+    /// the whole instance's does (see [`Oracle::with_detail`]).
     fn reached(&mut self, lits: &[Term], vars: &[Term]) -> Option<bool> {
+        let visible = self.visible(lits);
+        let here = self.reached_here(&visible, vars)?;
+        match self.detail.as_mut() {
+            Some(d) if here && visible.len() < lits.len() => d.reached(lits, vars),
+            _ => Some(here),
+        }
+    }
+
+    /// Whether some reachable state of this instance satisfies the
+    /// literals (which it sees). The literals' bit sets tell which states
+    /// may; a state with open values among them is checked exactly, its
+    /// open values fixed in every way the literals read.
+    fn reached_here(&mut self, lits: &[Term], vars: &[Term]) -> Option<bool> {
         for ps in self.assignments(vars) {
             let hits = self.hits(lits, vars, &ps)?;
             if self.satisfying(&hits, lits, vars, &ps, |_| true)? {
@@ -429,6 +527,10 @@ impl<'a> Oracle<'a> {
     /// among `cube`'s; smallest candidates first.
     pub fn approximate(&mut self, cube: &Cube) -> Option<(Cube, Vec<Term>)> {
         self.deepen_when_due();
+        if let Some(d) = self.detail.as_mut() {
+            d.deepen_when_due();
+            self.notes.append(&mut d.notes);
+        }
         let n = cube.lits.len();
         // an instance without initial states (an initial formula that no
         // two processes satisfy together, say) tells literals nothing, but
@@ -597,6 +699,35 @@ mod tests {
         let cmd = Term::var("Cmd", Sort::array(vec![Sort::Index], Sort::Enum(def)));
         let c = |z: &Term, k: i64| Term::eq(&Term::select(&cmd, std::slice::from_ref(z)), &Term::int(k));
         assert!(!plausible(&[c(&z1, 3), c(&z2, 2), busy.clone()], &vars, 2));
+    }
+
+    /// With data left out of the instance, a cube whose literals over the
+    /// control some state satisfies is judged by the whole instance, when
+    /// there is one, else taken as reached; only a candidate its control
+    /// literals settle is exact (no search may refute it).
+    #[test]
+    fn candidates_naming_data_are_judged_by_the_whole_instance() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/abstract_data_directory.cub");
+        let sys = crate::frontend::parse_str(&std::fs::read_to_string(path).unwrap(), crate::frontend::Format::Cubicle).unwrap().system;
+        let var = |n: &str| sys.vars[sys.var(n).unwrap()].term.clone();
+        let (z1, z2) = (crate::system::cube::zvar(0, &sys.index_sort()), crate::system::cube::zvar(1, &sys.index_sort()));
+        let read = |a: &str, z: &Term| Term::select(&var(a), std::slice::from_ref(z));
+        let state = var("Cache").sort().as_array().unwrap().elem.clone();
+        let cache = |z: &Term, k: i64| Term::eq(&read("Cache", z), &Term::enum_const(state.clone(), k));
+        // a shared copy holding another value than the current one, two owners
+        let stale = Cube::plain(vec![z1.clone()], vec![cache(&z1, 1), Term::eq(&read("CData", &z1), &var("Curr")).not()]);
+        let clash = Cube::plain(vec![z1.clone(), z2.clone()], vec![cache(&z1, 2), cache(&z2, 1)]);
+        let control = || Oracle::abstracting_data(&sys, 2, 100_000, false, None).expect("the model has data").unwrap();
+        let mut alone = control();
+        assert!(alone.complete && alone.abstracts_data());
+        assert_eq!(alone.reached(&stale.lits, &stale.vars), Some(true), "the control instance cannot tell");
+        let whole = Oracle::new(&sys, 2, 100_000, None).unwrap();
+        assert!(whole.complete && !whole.abstracts_data());
+        let mut both = control().with_detail(whole);
+        assert_eq!(both.reached(&stale.lits, &stale.vars), Some(false));
+        assert_eq!(both.reached(&clash.lits, &clash.vars), Some(false));
+        assert!(!both.exact(&stale) && both.exact(&clash));
+        assert!(!both.judge(&stale).abstracts_data() && both.judge(&clash).abstracts_data());
     }
 
     /// `ts = Timer + Tick + Tick ∧ 0 < Tick` is weakened to `Timer < ts`;

@@ -40,9 +40,10 @@ impl Oracle<'_> {
         if !cube.others.is_empty() || cube.arity() > self.inst.procs {
             return out;
         }
+        let lits = self.visible(&cube.lits);
         for ps in self.assignments(&cube.vars) {
-            let Some(hits) = self.hits(&cube.lits, &cube.vars, &ps) else { return out };
-            self.satisfying(&hits, &cube.lits, &cube.vars, &ps, |s| {
+            let Some(hits) = self.hits(&lits, &cube.vars, &ps) else { return out };
+            self.satisfying(&hits, &lits, &cube.vars, &ps, |s| {
                 out.push((s.into(), ps.clone()));
                 out.len() >= STARTS
             });
@@ -75,7 +76,7 @@ impl Oracle<'_> {
     fn walk(&self, st: State, ps: Vec<i64>, cubes: &[Cube], edges: &[Edge], steps: &mut usize, path: &mut Vec<State>) -> bool {
         *steps += 1;
         let Some(edge) = edges.first() else {
-            let (code, regs) = self.conjunction(&cubes[0].lits, &cubes[0].vars, &ps);
+            let (code, regs) = self.conjunction(&self.visible(&cubes[0].lits), &cubes[0].vars, &ps);
             return self.completions_where(&st, &code, regs).is_some_and(|c| !c.is_empty());
         };
         if *steps > STEPS || edge.transition >= self.inst.transitions() {
