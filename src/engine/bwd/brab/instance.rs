@@ -120,9 +120,11 @@ pub struct Exploration {
     pub states: Vec<State>,
     /// Whether they are all the reachable ones.
     pub complete: bool,
-    /// For each state, the state it was first reached from and the step
-    /// taken (none for initial states).
-    pub parents: Vec<Option<(usize, Move)>>,
+    /// For each state, the state it was first reached from, the step
+    /// taken, and the permutation of the processes (see
+    /// [`super::symmetry`]) the state went through after the step, 0 for
+    /// none (nothing for initial states).
+    pub parents: Vec<Option<(usize, Move, usize)>>,
     /// The first state found that satisfies an unsafe cube.
     pub unsafe_state: Option<usize>,
     /// The values of the open values the states may hold.
@@ -167,6 +169,8 @@ pub struct Instance<'a> {
     /// only compared for equality, so that swapping their two values maps
     /// reachable states to reachable states (see [`Instance::canonical`]).
     data: Vec<usize>,
+    /// Process symmetry, when nothing in the system tells processes apart.
+    sym: Option<super::symmetry::Symmetry>,
     /// With [`Instance::bound_growing`]: the range growing numbers must stay
     /// in, and per cell whether it holds one.
     bounds: Option<((i64, i64), Vec<bool>)>,
@@ -512,6 +516,10 @@ impl<'a> Instance<'a> {
         };
         let choices = sys.transitions.iter().map(|t| injective(&t.params)).collect();
         let unsafe_maps = sys.unsafe_.iter().map(|q| injective(&q.vars)).collect();
+        let sym = (procs > 1 && super::symmetry::symmetric(sys)).then(|| {
+            let cells: Vec<(usize, usize, bool)> = sys.vars.iter().zip(&slots).map(|(v, &(b, d))| (b, d, v.value_sort() == Sort::Index)).collect();
+            super::symmetry::Symmetry::new(procs, &cells, width)
+        });
         let mut inst = Instance {
             sys: owned,
             hidden,
@@ -527,6 +535,7 @@ impl<'a> Instance<'a> {
             unsafe_maps,
             vars,
             width,
+            sym,
             data,
             bounds: None,
         };
@@ -1033,28 +1042,52 @@ impl<'a> Instance<'a> {
         })
     }
 
-    /// The representative of a state and the state with the two data
-    /// values swapped (data symmetry: data are only compared for
-    /// equality, and every data value ranges over both, open ones too):
-    /// the one whose first data cell holding a value holds 0. Either is
-    /// reachable exactly when the other is, and a cube — which names no
-    /// data value — holds on both or neither, so the exploration keeps one
-    /// (up to half as many states); the moves between them are the same.
-    pub fn canonical<'s>(&self, st: &'s [i64]) -> std::borrow::Cow<'s, [i64]> {
-        if !self.swapped(st) {
-            return std::borrow::Cow::Borrowed(st);
+    /// The representative of a state's class under the instance's
+    /// symmetries, with the permutation of the processes it went through
+    /// (0 for none; see [`super::symmetry`]). Data symmetry: data are only
+    /// compared for equality and every data value ranges over both, open
+    /// ones too, so a state and the state with the two data values swapped
+    /// are reachable together, and a cube — which names no data value —
+    /// holds on both or neither; of the two, the one whose first data cell
+    /// holding a value holds 0 stands for both. With process symmetry, the
+    /// least of those of the states with permuted processes. The exploration
+    /// keeps only representatives (up to `2·n!` times fewer states).
+    pub fn canonical<'s>(&self, st: &'s [i64]) -> (std::borrow::Cow<'s, [i64]>, usize) {
+        let mut best = if self.swapped(st) {
+            let mut out = st.to_vec();
+            self.swap_data(&mut out);
+            std::borrow::Cow::Owned(out)
+        } else {
+            std::borrow::Cow::Borrowed(st)
+        };
+        let Some(sym) = &self.sym else { return (best, 0) };
+        let (mut at, mut buf) = (0, vec![0i64; st.len()]);
+        for k in 1..sym.len() {
+            sym.apply(k, st, &mut buf);
+            if self.swapped(&buf) {
+                self.swap_data(&mut buf);
+            }
+            if *buf < *best {
+                best = std::borrow::Cow::Owned(buf.clone());
+                at = k;
+            }
         }
-        let mut out = st.to_vec();
-        self.swap_data(&mut out);
-        std::borrow::Cow::Owned(out)
+        (best, at)
     }
 
-    /// [`Instance::canonical`] of an owned state, swapped in place (no copy).
-    fn represent(&self, mut st: State) -> State {
-        if self.swapped(&st) {
-            self.swap_data(&mut st);
+    /// [`Instance::canonical`] of an owned state (swapped in place when
+    /// only data symmetry applies).
+    fn represent(&self, mut st: State) -> (State, usize) {
+        if self.sym.is_none() {
+            if self.swapped(&st) {
+                self.swap_data(&mut st);
+            }
+            return (st, 0);
         }
-        st
+        match self.canonical(&st) {
+            (std::borrow::Cow::Borrowed(_), k) => (st, k),
+            (std::borrow::Cow::Owned(o), k) => (o.into_boxed_slice(), k),
+        }
     }
 
     /// Whether a state is not its own representative: its first data
@@ -1192,7 +1225,8 @@ impl<'a> Instance<'a> {
         let mut seen: HashSet<State> = HashSet::default();
         let mut ex = Exploration { states: vec![], complete: false, parents: vec![], unsafe_state: None, open };
         for s in init {
-            let s = self.represent(s);
+            // (an initial state's permuted states are initial states)
+            let (s, _) = self.represent(s);
             if self.add(&mut ex, &mut seen, s, None)? && stop {
                 return Ok(ex);
             }
@@ -1215,22 +1249,22 @@ impl<'a> Instance<'a> {
                         let mut parts = split(&ex.states[k], c, &ex.open).into_iter();
                         ex.states[k] = parts.next().expect("an open value has values");
                         for p in parts {
-                            let p = self.represent(p);
+                            let (p, perm) = self.represent(p);
                             if seen.insert(p.clone()) {
                                 ex.states.push(p);
-                                ex.parents.push(ex.parents[k].clone());
+                                ex.parents.push(self.after(&ex.parents[k], perm));
                             }
                         }
                     }
                 }
             }
             for i in 0..succ.len() {
-                let next = self.canonical(succ.state(i));
+                let (next, perm) = self.canonical(succ.state(i));
                 // most successors were seen: they are not copied
                 if seen.contains(&*next) {
                     continue;
                 }
-                if self.add(&mut ex, &mut seen, next.into_owned().into_boxed_slice(), Some((k, self.step_of(succ.moves[i]))))? && stop {
+                if self.add(&mut ex, &mut seen, next.into_owned().into_boxed_slice(), Some((k, self.step_of(succ.moves[i]), perm)))? && stop {
                     return Ok(ex);
                 }
             }
@@ -1244,7 +1278,7 @@ impl<'a> Instance<'a> {
     /// completions as far as the axioms and the unsafe cubes read open
     /// values, those satisfying the axioms. Whether an unsafe state was
     /// added (then the first one is [`Exploration::unsafe_state`]).
-    fn add(&self, ex: &mut Exploration, seen: &mut HashSet<State>, st: State, parent: Option<(usize, Move)>) -> Result<bool, Unsupported> {
+    fn add(&self, ex: &mut Exploration, seen: &mut HashSet<State>, st: State, parent: Option<(usize, Move, usize)>) -> Result<bool, Unsupported> {
         if !seen.insert(st.clone()) {
             return Ok(false);
         }
@@ -1264,7 +1298,7 @@ impl<'a> Instance<'a> {
         let mut bad = false;
         for (s, judgement) in judged {
             let Some(unsafe_) = judgement else { continue };
-            let s = self.represent(s);
+            let (s, perm) = self.represent(s);
             if s != st && !seen.insert(s.clone()) {
                 continue;
             }
@@ -1273,9 +1307,17 @@ impl<'a> Instance<'a> {
                 bad = true;
             }
             ex.states.push(s);
-            ex.parents.push(parent.clone());
+            ex.parents.push(self.after(&parent, perm));
         }
         Ok(bad)
+    }
+
+    /// How a state was reached when it is a state reached that way (`how`)
+    /// with its processes permuted by `perm` afterwards.
+    fn after(&self, how: &Option<(usize, Move, usize)>, perm: usize) -> Option<(usize, Move, usize)> {
+        let (parent, mv, before) = how.as_ref()?;
+        let perm = self.sym.as_ref().map_or(0, |s| s.then(perm, *before));
+        Some((*parent, mv.clone(), perm))
     }
 
     /// The first state explored that satisfies an unsafe cube (one at the
@@ -1287,13 +1329,23 @@ impl<'a> Instance<'a> {
     pub fn unsafe_trace(&self, ex: &Exploration) -> Result<Option<crate::answer::AbstractTrace>, Unsupported> {
         if let Some(k) = ex.unsafe_state {
             let Some((cube, at)) = self.unsafe_at(&ex.states[k]).map_err(|e| format!("{e:?}"))? else { return Ok(None) };
-            let mut moves = vec![];
+            let mut steps = vec![];
             let mut cur = k;
-            while let Some((parent, mv)) = &ex.parents[cur] {
-                moves.push(mv.clone());
+            while let Some((parent, mv, perm)) = &ex.parents[cur] {
+                steps.push((mv.clone(), *perm));
                 cur = *parent;
             }
-            moves.reverse();
+            steps.reverse();
+            // the kept states went through permutations: the path as the
+            // processes were (state k of the path is the kept one with the
+            // inverses of the permutations so far applied)
+            let (mut frame, mut moves) = (0, vec![]);
+            for ((t, params), perm) in steps {
+                let image = |p: i64| self.sym.as_ref().map_or(p, |s| s.image(frame, p));
+                moves.push((t, params.iter().map(|&p| image(p)).collect::<Box<[i64]>>()));
+                frame = self.sym.as_ref().map_or(0, |s| s.then(frame, s.inverse(perm)));
+            }
+            let at: Vec<i64> = at.iter().map(|&p| self.sym.as_ref().map_or(p, |s| s.image(frame, p))).collect();
             let isort = self.sys.index_sort();
             let vars: Vec<Term> = (0..self.procs).map(|i| crate::system::cube::zvar(i, &isort)).collect();
             let q = &self.sys.unsafe_[cube];
@@ -1362,6 +1414,42 @@ mod tests {
         completions(st.clone(), open, first_open).unwrap().into_iter().map(|(s, _)| s).collect()
     }
 
+    /// Process symmetry: of the states that differ by a permutation of
+    /// the processes, the exploration keeps one; what it keeps is closed
+    /// under steps up to the symmetries, no smaller than an orbit each, and
+    /// a path to an unsafe state, rebuilt through the permutations, is a
+    /// path of the instance (each step enabled in the state the previous
+    /// ones led to, the last one unsafe).
+    #[test]
+    fn process_symmetry_keeps_one_state_of_each_orbit_and_paths_stay_real() {
+        let sys = system("models/mutex_buggy.cub");
+        for procs in [2, 3] {
+            let inst = Instance::new(&sys, procs).unwrap();
+            assert!(inst.sym.as_ref().is_some_and(|s| s.len() == (1..=procs).product::<usize>()));
+            let ex = inst.reachable(100_000, false).unwrap();
+            assert!(ex.complete);
+            let kept: HashSet<Vec<i64>> = ex.states.iter().map(|s| s.to_vec()).collect();
+            assert!(ex.parents.iter().flatten().any(|(_, _, perm)| *perm != 0), "some state was permuted");
+            for st in &ex.states {
+                assert_eq!(&*inst.canonical(st).0, &**st, "a kept state is its own representative");
+                for (_, next) in inst.successors(st).unwrap() {
+                    assert!(kept.contains(&*inst.canonical(&next).0), "successor {next:?} of {st:?} unexplored");
+                }
+            }
+            // the path to the first unsafe state, replayed on the instance
+            let ex = inst.reachable(100_000, true).unwrap();
+            let t = inst.unsafe_trace(&ex).unwrap().expect("the model is buggy");
+            let init = inst.enumerate_initial(16).unwrap().0;
+            let mut states: Vec<State> = init;
+            for e in &t.edges {
+                let params: Vec<i64> = e.params.iter().map(|p| t.cubes[0].vars.iter().position(|v| v == p).unwrap() as i64).collect();
+                states = states.iter().flat_map(|s| inst.successors(s).unwrap()).filter(|((ti, ps), _)| *ti == e.transition && **ps == *params).map(|(_, s)| s).collect();
+                assert!(!states.is_empty(), "step {} of {procs} processes not enabled", sys.transitions[e.transition].name);
+            }
+            assert!(states.iter().any(|s| inst.unsafe_at(s).unwrap().is_some()), "the path ends unsafe");
+        }
+    }
+
     /// The control part's instance (data left out) reaches exactly the
     /// projections of the whole instance's reachable states.
     #[test]
@@ -1386,9 +1474,10 @@ mod tests {
             assert!(ex.complete);
             ex.states.iter().flat_map(|s| concrete(s, &ex.open)).map(|s| project(&s)).collect()
         };
-        let projected = explore(&whole, &|s| cells.iter().map(|&c| s[c]).collect());
-        let own = explore(&control, &|s| s.clone());
-        assert!(own.len() > 10, "{}", own.len());
+        // (both up to process symmetry)
+        let projected = explore(&whole, &|s| control.canonical(&cells.iter().map(|&c| s[c]).collect::<Vec<i64>>()).0.into_owned().into_boxed_slice());
+        let own = explore(&control, &|s| control.canonical(s).0.into_owned().into_boxed_slice());
+        assert!(own.len() > 5, "{}", own.len());
         assert_eq!(own, projected);
         // a literal over data is not the control instance's to evaluate
         let var = |n: &str| sys.vars[sys.var(n).unwrap()].term.clone();
@@ -1421,7 +1510,7 @@ mod tests {
             for (_, next) in succs {
                 for (_, t) in next {
                     for c in concrete(&t, &ex.open) {
-                        assert!(stands_for.contains(&*inst.canonical(&c)), "successor {c:?} of {st:?} unexplored");
+                        assert!(stands_for.contains(&*inst.canonical(&c).0), "successor {c:?} of {st:?} unexplored");
                     }
                 }
             }
@@ -1462,7 +1551,11 @@ mod tests {
                 }
             }
         }
-        assert_eq!(explored, plain);
+        // the same states up to the symmetries (every one explored, or a
+        // symmetric one)
+        let up_to = |set: &HashSet<State>| -> HashSet<Vec<i64>> { set.iter().map(|s| inst.canonical(s).0.into_owned()).collect() };
+        assert!(explored.is_subset(&plain));
+        assert_eq!(up_to(&explored), up_to(&plain));
         assert!(ex.states.len() < plain.len(), "{} explored for {} states", ex.states.len(), plain.len());
     }
 

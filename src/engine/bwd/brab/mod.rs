@@ -8,6 +8,7 @@
 
 mod houdini;
 pub mod instance;
+mod symmetry;
 mod walk;
 
 use crate::logic::instantiate::injective_maps;
