@@ -1053,26 +1053,36 @@ impl<'a> Instance<'a> {
     /// least of those of the states with permuted processes. The exploration
     /// keeps only representatives (up to `2·n!` times fewer states).
     pub fn canonical<'s>(&self, st: &'s [i64]) -> (std::borrow::Cow<'s, [i64]>, usize) {
-        let mut best = if self.swapped(st) {
-            let mut out = st.to_vec();
-            self.swap_data(&mut out);
-            std::borrow::Cow::Owned(out)
-        } else {
-            std::borrow::Cow::Borrowed(st)
-        };
-        let Some(sym) = &self.sym else { return (best, 0) };
-        let (mut at, mut buf) = (0, vec![0i64; st.len()]);
+        if self.sym.is_none() && !self.swapped(st) {
+            return (std::borrow::Cow::Borrowed(st), 0);
+        }
+        let mut best = vec![];
+        let k = self.canonical_into(st, &mut vec![], &mut best);
+        (std::borrow::Cow::Owned(best), k)
+    }
+
+    /// [`Instance::canonical`] into `best` (`buf` is scratch space), so
+    /// that an exploration meeting states it has seen allocates nothing.
+    fn canonical_into(&self, st: &[i64], buf: &mut Vec<i64>, best: &mut Vec<i64>) -> usize {
+        best.clear();
+        best.extend_from_slice(st);
+        if self.swapped(best) {
+            self.swap_data(best);
+        }
+        let Some(sym) = &self.sym else { return 0 };
+        buf.resize(st.len(), 0);
+        let mut at = 0;
         for k in 1..sym.len() {
-            sym.apply(k, st, &mut buf);
-            if self.swapped(&buf) {
-                self.swap_data(&mut buf);
+            sym.apply(k, st, buf);
+            if self.swapped(buf) {
+                self.swap_data(buf);
             }
             if *buf < *best {
-                best = std::borrow::Cow::Owned(buf.clone());
+                std::mem::swap(buf, best);
                 at = k;
             }
         }
-        (best, at)
+        at
     }
 
     /// [`Instance::canonical`] of an owned state (swapped in place when
@@ -1233,6 +1243,7 @@ impl<'a> Instance<'a> {
         }
         let mut k = 0;
         let mut succ = Successors::default();
+        let (mut scratch, mut next) = (vec![], vec![]);
         let mut progress = crate::engine::Progress::new("finite instance");
         while k < ex.states.len() {
             progress.tick(|| format!("{} processes: {} states, {} explored", self.procs, ex.states.len(), k));
@@ -1259,12 +1270,12 @@ impl<'a> Instance<'a> {
                 }
             }
             for i in 0..succ.len() {
-                let (next, perm) = self.canonical(succ.state(i));
+                let perm = self.canonical_into(succ.state(i), &mut scratch, &mut next);
                 // most successors were seen: they are not copied
-                if seen.contains(&*next) {
+                if seen.contains(next.as_slice()) {
                     continue;
                 }
-                if self.add(&mut ex, &mut seen, next.into_owned().into_boxed_slice(), Some((k, self.step_of(succ.moves[i]), perm)))? && stop {
+                if self.add(&mut ex, &mut seen, next.as_slice().into(), Some((k, self.step_of(succ.moves[i]), perm)))? && stop {
                     return Ok(ex);
                 }
             }
