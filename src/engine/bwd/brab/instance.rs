@@ -1454,7 +1454,12 @@ mod tests {
             let mut states: Vec<State> = init;
             for e in &t.edges {
                 let params: Vec<i64> = e.params.iter().map(|p| t.cubes[0].vars.iter().position(|v| v == p).unwrap() as i64).collect();
-                states = states.iter().flat_map(|s| inst.successors(s).unwrap()).filter(|((ti, ps), _)| *ti == e.transition && **ps == *params).map(|(_, s)| s).collect();
+                states = states
+                    .iter()
+                    .flat_map(|s| inst.successors(s).unwrap())
+                    .filter(|((ti, ps), _)| *ti == e.transition && **ps == *params)
+                    .map(|(_, s)| s)
+                    .collect();
                 assert!(!states.is_empty(), "step {} of {procs} processes not enabled", sys.transitions[e.transition].name);
             }
             assert!(states.iter().any(|s| inst.unsafe_at(s).unwrap().is_some()), "the path ends unsafe");

@@ -181,10 +181,13 @@ impl<'a> Oracle<'a> {
     /// naming data that this instance leaves out (when there is one),
     /// else this one.
     pub fn judge(&mut self, c: &Cube) -> &mut Oracle<'a> {
-        if self.detail.is_some() && c.lits.iter().any(|l| !self.inst.sees(l)) {
-            return self.detail.as_mut().unwrap();
+        let names_data = c.lits.iter().any(|l| !self.inst.sees(l));
+        if !names_data || self.detail.is_none() {
+            return self;
         }
-        self
+        // (checked above: a match returning either `self` or a borrow of its
+        // detail does not pass today's borrow checker)
+        self.detail.as_deref_mut().expect("a detail")
     }
 
     /// Whether a candidate is settled by a complete exploration: no

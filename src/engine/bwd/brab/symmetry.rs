@@ -57,8 +57,7 @@ impl Symmetry {
     pub fn new(procs: usize, slots: &[(usize, usize, bool)], width: usize) -> Symmetry {
         let perms = permutations(procs);
         let at = |p: &[i64]| perms.iter().position(|q| q.as_slice() == p).expect("a permutation");
-        let compose =
-            perms.iter().map(|a| perms.iter().map(|b| at(&b.iter().map(|&x| a[x as usize]).collect::<Vec<i64>>())).collect()).collect();
+        let compose = perms.iter().map(|a| perms.iter().map(|b| at(&b.iter().map(|&x| a[x as usize]).collect::<Vec<i64>>())).collect()).collect();
         let inverse = perms
             .iter()
             .map(|a| {
