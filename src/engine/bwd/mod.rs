@@ -155,6 +155,10 @@ enum Explored<'a> {
 /// Explores the `procs`-process instance for the oracle. Its path to an
 /// unsafe state, if it has one, is a candidate trace (the instance is never
 /// trusted). Exploring ends at `deadline` (the instance then cut short).
+/// When the exploration is cut short and the system has data that decide
+/// no step, the oracle is its control part's instance, with the whole
+/// instance's sample to judge candidates naming data (see
+/// [`Oracle::abstracting_data`], [`Oracle::with_detail`]).
 fn explore<'a>(sys: &'a System, procs: usize, deadline: Option<Instant>, check: &mut TraceCheck, notes: &mut Vec<String>) -> Explored<'a> {
     let t0 = Instant::now();
     let mut oracle = match Oracle::exploring(sys, procs, first_cap(sys), true, deadline) {
