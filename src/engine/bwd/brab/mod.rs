@@ -8,7 +8,7 @@
 
 mod houdini;
 pub mod instance;
-mod symmetry;
+pub mod symmetry;
 mod walk;
 
 use crate::logic::instantiate::injective_maps;
