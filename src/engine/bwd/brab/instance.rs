@@ -1072,7 +1072,7 @@ impl<'a> Instance<'a> {
         let Some(sym) = &self.sym else { return 0 };
         buf.resize(st.len(), 0);
         let mut at = 0;
-        for k in 1..sym.len() {
+        for k in 1..sym.count() {
             sym.apply(k, st, buf);
             if self.swapped(buf) {
                 self.swap_data(buf);
@@ -1436,7 +1436,7 @@ mod tests {
         let sys = system("models/mutex_buggy.cub");
         for procs in [2, 3] {
             let inst = Instance::new(&sys, procs).unwrap();
-            assert!(inst.sym.as_ref().is_some_and(|s| s.len() == (1..=procs).product::<usize>()));
+            assert!(inst.sym.as_ref().is_some_and(|s| s.count() == (1..=procs).product::<usize>()));
             let ex = inst.reachable(100_000, false).unwrap();
             assert!(ex.complete);
             let kept: HashSet<Vec<i64>> = ex.states.iter().map(|s| s.to_vec()).collect();

@@ -91,7 +91,7 @@ impl Symmetry {
     }
 
     /// The number of permutations.
-    pub fn len(&self) -> usize {
+    pub fn count(&self) -> usize {
         self.perms.len()
     }
 
@@ -149,7 +149,7 @@ mod tests {
     fn permutations_compose_and_move_cells() {
         // a scalar holding a process, then a 3×3 array of processes
         let s = Symmetry::new(3, &[(0, 0, true), (1, 2, true)], 10);
-        assert_eq!(s.len(), 6);
+        assert_eq!(s.count(), 6);
         for a in 0..6 {
             assert_eq!(s.then(a, s.inverse(a)), 0);
             for b in 0..6 {
