@@ -6,8 +6,8 @@
 //! states are the projections of the system's. It serves finite instances
 //! (an oracle as small as the control graph), never a verdict.
 
-use super::slice::restrict;
-use crate::logic::{free_vars, occurs, Sort, Term};
+use super::slice::{influencing, restrict, state_vars};
+use crate::logic::{occurs, Sort, Term};
 use crate::system::{Quantified, System};
 use crate::HashSet;
 
@@ -38,35 +38,16 @@ pub fn abstract_data(sys: &System) -> Option<(System, Vec<Term>)> {
 /// relating them).
 fn control_vars(sys: &System) -> HashSet<Term> {
     let mut rel: HashSet<Term> = sys.vars.iter().filter(|v| !matches!(v.value_sort(), Sort::Uninterpreted(_))).map(|v| v.term.clone()).collect();
-    let vars_of = |t: &Term| free_vars(t).into_iter().filter(|v| sys.is_state_var(v)).collect::<Vec<Term>>();
     for t in &sys.transitions {
-        rel.extend(vars_of(&t.guard));
+        rel.extend(state_vars(sys, &t.guard));
         if let Some((_, b)) = &t.uguard {
-            rel.extend(vars_of(b));
+            rel.extend(state_vars(sys, b));
         }
     }
     for q in &sys.axioms {
-        rel.extend(vars_of(&q.body()));
+        rel.extend(state_vars(sys, &q.body()));
     }
-    loop {
-        let before = rel.len();
-        for t in &sys.transitions {
-            for u in &t.updates {
-                if rel.contains(&sys.vars[u.var].term) {
-                    rel.extend(vars_of(&u.value));
-                }
-            }
-        }
-        for l in sys.initial.iter().flat_map(|q| &q.lits) {
-            let vs = vars_of(l);
-            if vs.iter().any(|v| rel.contains(v)) {
-                rel.extend(vs);
-            }
-        }
-        if rel.len() == before {
-            return rel;
-        }
-    }
+    influencing(sys, rel)
 }
 
 #[cfg(test)]

@@ -11,50 +11,52 @@ use crate::HashSet;
 /// The system without the state variables that cannot influence its unsafe
 /// states, and the names of those dropped.
 pub fn cone_of_influence(sys: &System) -> (System, Vec<String>) {
-    let is_var = |t: &Term| sys.is_state_var(t);
     let mut rel: HashSet<Term> = HashSet::default();
-    let add_all = |t: &Term, rel: &mut HashSet<Term>| {
-        for v in free_vars(t) {
-            if is_var(&v) {
-                rel.insert(v);
-            }
-        }
-    };
     for q in sys.unsafe_.iter().chain(&sys.hints) {
-        add_all(&q.body(), &mut rel);
+        rel.extend(state_vars(sys, &q.body()));
     }
     for t in &sys.transitions {
-        add_all(&t.guard, &mut rel);
+        rel.extend(state_vars(sys, &t.guard));
         if let Some((_, b)) = &t.uguard {
-            add_all(b, &mut rel);
+            rel.extend(state_vars(sys, b));
         }
     }
-    loop {
-        let before = rel.len();
-        for t in &sys.transitions {
-            for u in &t.updates {
-                if rel.contains(&sys.vars[u.var].term) {
-                    add_all(&u.value, &mut rel);
-                }
-            }
-        }
-        for q in sys.initial.iter().chain(&sys.axioms) {
-            for l in &q.lits {
-                let vs: Vec<Term> = free_vars(l).into_iter().filter(|v| is_var(v)).collect();
-                if vs.iter().any(|v| rel.contains(v)) {
-                    rel.extend(vs);
-                }
-            }
-        }
-        if rel.len() == before {
-            break;
-        }
-    }
+    let rel = influencing(sys, rel);
     let dropped: Vec<String> = sys.vars.iter().filter(|v| !rel.contains(&v.term)).map(|v| v.name().to_string()).collect();
     if dropped.is_empty() {
         return (sys.clone(), dropped);
     }
     (restrict(sys, &rel), dropped)
+}
+
+/// The state variables a term reads.
+pub(crate) fn state_vars(sys: &System, t: &Term) -> Vec<Term> {
+    free_vars(t).into_iter().filter(|v| sys.is_state_var(v)).collect()
+}
+
+/// `rel` with every state variable whose value can flow into one of its
+/// variables: read by an update of one, or related to one by a literal of
+/// the initial formula or an axiom.
+pub(crate) fn influencing(sys: &System, mut rel: HashSet<Term>) -> HashSet<Term> {
+    loop {
+        let before = rel.len();
+        for t in &sys.transitions {
+            for u in &t.updates {
+                if rel.contains(&sys.vars[u.var].term) {
+                    rel.extend(state_vars(sys, &u.value));
+                }
+            }
+        }
+        for l in sys.initial.iter().chain(&sys.axioms).flat_map(|q| &q.lits) {
+            let vs = state_vars(sys, l);
+            if vs.iter().any(|v| rel.contains(v)) {
+                rel.extend(vs);
+            }
+        }
+        if rel.len() == before {
+            return rel;
+        }
+    }
 }
 
 /// The system with only the state variables in `keep`: updates of the

@@ -37,7 +37,7 @@ const MAX_ATOMS: usize = 300;
 pub fn seeds(or: &mut Oracle, sys: &System, max_procs: usize, deadline: Option<Instant>) -> (Vec<Cube>, bool) {
     let zs: Vec<Term> = (0..or.procs().min(2)).map(|i| zvar(i, &sys.index_sort())).collect();
     // literals over data the instance leaves out would hold everywhere
-    let lits: Vec<Term> = literals(sys, &zs).into_iter().filter(|l| or.inst.sees(l)).collect();
+    let lits = or.visible(&literals(sys, &zs)).into_owned();
     if lits.len() > 2 * MAX_ATOMS {
         return (vec![], false);
     }

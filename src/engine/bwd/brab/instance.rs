@@ -463,7 +463,7 @@ impl<'a> Instance<'a> {
     /// Whether the instance evaluates a term: it reads no variable the
     /// instance leaves out (see [`Instance::abstracting_data`]).
     pub fn sees(&self, t: &Term) -> bool {
-        self.hidden.is_empty() || !self.hidden.iter().any(|h| crate::logic::occurs(h, t))
+        !self.hidden.iter().any(|h| crate::logic::occurs(h, t))
     }
 
     /// Whether the instance leaves data out.
@@ -1094,10 +1094,9 @@ impl<'a> Instance<'a> {
             }
             return (st, 0);
         }
-        match self.canonical(&st) {
-            (std::borrow::Cow::Borrowed(_), k) => (st, k),
-            (std::borrow::Cow::Owned(o), k) => (o.into_boxed_slice(), k),
-        }
+        let mut best = vec![];
+        let k = self.canonical_into(&st, &mut vec![], &mut best);
+        (best.into_boxed_slice(), k)
     }
 
     /// Whether a state is not its own representative: its first data
