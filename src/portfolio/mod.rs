@@ -31,9 +31,12 @@ pub enum Tweak {
     Cases,
     /// Forward execution's seed moved by this much (other runs).
     Reseed(u64),
-    /// Backward reachability in the other order (depth-first instead of
-    /// breadth-first, or back).
-    Flip,
+    /// Backward reachability judging approximations on an instance of one
+    /// process more (Cubicle's `-brab 3` beside `-brab 2`: candidates of
+    /// up to 4 literals reading 2 arrays, which 2 processes cannot tell
+    /// from artefacts); plain backward search (no instance) in the other
+    /// order instead (depth-first instead of breadth-first, or back).
+    Larger,
 }
 
 /// Which part of a parallel portfolio a run is: lane `index` of `of`
@@ -117,14 +120,15 @@ pub enum When {
 /// portfolio for `auto` on a program (split between two lanes: proofs by
 /// lazy abstraction and candidate invariants in the first, forward
 /// execution and IC3/PDR in the second), else the one engine (backward
-/// reachability for `auto` on a protocol, breadth-first in the first
-/// lane and depth-first in the second) with all the time.
+/// reachability for `auto` on a protocol, with BRAB's instance of the
+/// settings in the first lane and one of a process more in the second)
+/// with all the time.
 pub fn plan(choice: Choice, task: &Task, lane: Lane) -> Vec<Phase> {
     let one = |engine, tweak| vec![Phase { engine, tweak, share: Share::Rest, when: When::Always }];
     let part = (lane.of > 1).then_some(lane.index);
     match choice {
         Choice::Auto if task.program => programs(part),
-        Choice::Auto if part == Some(1) => one(Choice::Bwd, Tweak::Flip),
+        Choice::Auto if part == Some(1) => one(Choice::Bwd, Tweak::Larger),
         Choice::Auto => one(Choice::Bwd, Tweak::None),
         c => one(c, Tweak::None),
     }
@@ -294,7 +298,8 @@ fn tweaked(settings: &Settings, tweak: Tweak) -> Settings {
         Tweak::None => {}
         Tweak::Cases => s.interpolation = Some(Method::Cases),
         Tweak::Reseed(d) => s.seed = s.seed.wrapping_add(d),
-        Tweak::Flip => {
+        Tweak::Larger if s.brab > 0 => s.brab += 1,
+        Tweak::Larger => {
             s.order = match s.order {
                 crate::engine::bwd::Order::Bfs => crate::engine::bwd::Order::Dfs,
                 crate::engine::bwd::Order::Dfs => crate::engine::bwd::Order::Bfs,
@@ -331,7 +336,7 @@ fn label(p: &Phase) -> String {
     };
     match (p.tweak, p.when) {
         (Tweak::Cases, _) => format!("{e} with interpolants split into cases"),
-        (Tweak::Flip, _) => format!("{e} in the other order"),
+        (Tweak::Larger, _) => format!("{e} on a larger instance"),
         (_, When::GaveUp(_)) => format!("{e} (after lazy abstraction gave up)"),
         _ => e.to_string(),
     }

@@ -156,9 +156,8 @@ enum Explored<'a> {
 /// unsafe state, if it has one, is a candidate trace (the instance is never
 /// trusted). Exploring ends at `deadline` (the instance then cut short).
 /// When the exploration is cut short and the system has data that decide
-/// no step, the oracle is its control part's instance, with the whole
-/// instance's sample to judge candidates naming data (see
-/// [`Oracle::abstracting_data`], [`Oracle::with_detail`]).
+/// no step, the oracle is its control part's instance (see
+/// [`Oracle::abstracting_data`]), and candidates never name data.
 fn explore<'a>(sys: &'a System, procs: usize, deadline: Option<Instant>, check: &mut TraceCheck, notes: &mut Vec<String>) -> Explored<'a> {
     let t0 = Instant::now();
     let mut oracle = match Oracle::exploring(sys, procs, first_cap(sys), true, deadline) {
@@ -188,10 +187,10 @@ fn explore<'a>(sys: &'a System, procs: usize, deadline: Option<Instant>, check: 
     if !oracle.complete {
         if let Some(Ok(control)) = Oracle::abstracting_data(sys, procs, first_cap(sys), false, deadline) {
             notes.push(format!(
-                "the {procs}-process instance exploration cut short at {} states: its control part (data variables left out, as they decide no step) for the oracle, the whole instance for candidates naming data",
+                "the {procs}-process instance exploration cut short at {} states: its control part (data variables left out, as they decide no step) for the oracle",
                 oracle.states()
             ));
-            oracle = control.with_detail(oracle);
+            oracle = control;
         }
     }
     let bounded = oracle.slack().map_or(String::new(), |s| format!(", growing numbers at most {s} beyond the system's literals"));
@@ -277,7 +276,8 @@ impl<'a> Restarts<'a, '_> {
                             return (Answer::Unsafe(Counterexample::Trace(t, None)), dropped_hints.len());
                         }
                     }
-                    if or.deepen_for(&c) {
+                    if or.can_deepen() {
+                        or.deepen();
                         None
                     } else if refuted_here >= GROW_AFTER && or.procs() < 4 && !cannot_grow {
                         refuted_here = 0;

@@ -529,13 +529,12 @@ impl<'a> Search<'a> {
         if self.unrefutable.contains(&a) {
             return None;
         }
-        let target = self.nodes[a].cube.clone();
-        let starts = self.oracle.as_mut()?.judge(&target).states_in(cube);
+        let starts = self.oracle.as_mut()?.states_in(cube);
         if starts.is_empty() {
             return None;
         }
         let t = self.trace_to(id, Some(a));
-        let oracle = self.oracle.as_mut()?.judge(&target);
+        let oracle = self.oracle.as_mut()?;
         let path = oracle.walk_into(starts, &t.cubes, &t.edges)?;
         tracing::debug!("#{id}: a reachable state of the instance steps into approximation #{a} in {} steps", t.edges.len());
         let near = oracle.around(path, LEARN_AROUND);

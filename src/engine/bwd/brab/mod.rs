@@ -46,7 +46,8 @@ pub struct Oracle<'a> {
     columns: HashMap<usize, Vec<i64>>,
     /// Candidates shown reachable (canonical cubes).
     banned: HashSet<Cube>,
-    /// Largest number of literals of a candidate.
+    /// Largest number of literals of a candidate: one more than the
+    /// instance's processes (Cubicle's `-brab N` allows N + 1).
     pub max_lits: usize,
     /// A path of the instance to an unsafe state found while exploring, as
     /// a candidate trace (to be replayed: the instance is only an oracle).
@@ -59,11 +60,6 @@ pub struct Oracle<'a> {
     seeds: Option<Vec<Cube>>,
     /// Whether the seeds subsumed every unsafe cube when they were computed.
     pub seeds_suffice: bool,
-    /// With an instance that leaves data out (see
-    /// [`Oracle::abstracting_data`]): an oracle of the whole instance
-    /// (explored as far as it may be), judging the candidates whose
-    /// literals over the control the instance reaches but which name data.
-    detail: Option<Box<Oracle<'a>>>,
 }
 
 /// The factor by which an incomplete oracle's exploration grows.
@@ -138,6 +134,7 @@ impl<'a> Oracle<'a> {
         let (ex, slack) = explore(&mut inst, cap, stop)?;
         let unsafe_trace = inst.unsafe_trace(&ex)?;
         let (states, complete, open) = (ex.states, ex.complete, ex.open);
+        let max_lits = inst.procs + 1;
         Ok(Oracle {
             inst,
             states,
@@ -151,13 +148,12 @@ impl<'a> Oracle<'a> {
             sets: HashMap::default(),
             columns: HashMap::default(),
             banned: HashSet::default(),
-            max_lits: 3,
+            max_lits,
             unsafe_trace,
             slack,
             learnt: vec![],
             seeds: None,
             seeds_suffice: false,
-            detail: None,
         })
     }
 
@@ -165,29 +161,7 @@ impl<'a> Oracle<'a> {
     /// states (see [`Oracle::deepen`]).
     pub fn deepening_up_to(mut self, limit: usize) -> Self {
         self.limit = limit.max(self.cap);
-        self.detail = self.detail.map(|d| Box::new(d.deepening_up_to(limit)));
         self
-    }
-
-    /// The oracle with `whole`, an oracle of the whole instance when this
-    /// one's leaves data out, to judge candidates naming data (see
-    /// [`Oracle::reached`]).
-    pub fn with_detail(mut self, whole: Oracle<'a>) -> Self {
-        self.detail = Some(Box::new(whole));
-        self
-    }
-
-    /// The oracle that judges a candidate: the whole instance's for one
-    /// naming data that this instance leaves out (when there is one),
-    /// else this one.
-    pub fn judge(&mut self, c: &Cube) -> &mut Oracle<'a> {
-        let names_data = c.lits.iter().any(|l| !self.inst.sees(l));
-        if !names_data || self.detail.is_none() {
-            return self;
-        }
-        // (checked above: a match returning either `self` or a borrow of its
-        // detail does not pass today's borrow checker)
-        self.detail.as_deref_mut().expect("a detail")
     }
 
     /// Whether a candidate is settled by a complete exploration: no
@@ -197,21 +171,7 @@ impl<'a> Oracle<'a> {
         if !self.complete {
             return false;
         }
-        let lits = self.visible(&c.lits);
-        self.reached_here(&lits, &c.vars) == Some(false)
-    }
-
-    /// Explores further the instance that judged a refuted candidate (see
-    /// [`Oracle::deepen`]); whether it could.
-    pub fn deepen_for(&mut self, c: &Cube) -> bool {
-        let judge = self.judge(c);
-        if !judge.can_deepen() {
-            return false;
-        }
-        judge.deepen();
-        let notes = std::mem::take(&mut judge.notes);
-        self.notes.extend(notes);
-        true
+        self.reached(&c.lits, &c.vars) == Some(false)
     }
 
     /// Explores an incomplete instance further: [`DEEPEN_BY`] times as many
@@ -472,27 +432,16 @@ impl<'a> Oracle<'a> {
     }
 
     /// Whether some reachable state satisfies the literals (over `vars`,
-    /// pairwise distinct processes); `None` if they cannot be evaluated.
-    /// With data left out of the instance: whether one satisfies those over
-    /// the control, and if so, when the literals name data, whether one of
-    /// the whole instance's does (see [`Oracle::with_detail`]).
+    /// pairwise distinct processes) that the instance sees (see
+    /// [`Oracle::visible`]); `None` if they cannot be evaluated. The
+    /// literals' bit sets tell which states may; a state with open values
+    /// among them is checked exactly, its open values fixed in every way
+    /// the literals read.
     fn reached(&mut self, lits: &[Term], vars: &[Term]) -> Option<bool> {
-        let visible = self.visible(lits);
-        let here = self.reached_here(&visible, vars)?;
-        match self.detail.as_mut() {
-            Some(d) if here && visible.len() < lits.len() => d.reached(lits, vars),
-            _ => Some(here),
-        }
-    }
-
-    /// Whether some reachable state of this instance satisfies the
-    /// literals (which it sees). The literals' bit sets tell which states
-    /// may; a state with open values among them is checked exactly, its
-    /// open values fixed in every way the literals read.
-    fn reached_here(&mut self, lits: &[Term], vars: &[Term]) -> Option<bool> {
+        let lits = self.visible(lits).into_owned();
         for ps in self.assignments(vars) {
-            let hits = self.hits(lits, vars, &ps)?;
-            if self.satisfying(&hits, lits, vars, &ps, |_| true)? {
+            let hits = self.hits(&lits, vars, &ps)?;
+            if self.satisfying(&hits, &lits, vars, &ps, |_| true)? {
                 return Some(true);
             }
         }
@@ -531,10 +480,6 @@ impl<'a> Oracle<'a> {
     /// among `cube`'s; smallest candidates first.
     pub fn approximate(&mut self, cube: &Cube) -> Option<(Cube, Vec<Term>)> {
         self.deepen_when_due();
-        if let Some(d) = self.detail.as_mut() {
-            d.deepen_when_due();
-            self.notes.append(&mut d.notes);
-        }
         let n = cube.lits.len();
         // an instance without initial states (an initial formula that no
         // two processes satisfy together, say) tells literals nothing, but
@@ -551,8 +496,10 @@ impl<'a> Oracle<'a> {
             let back: HashMap<&Term, &Term> = ren.iter().map(|(a, b)| (b, a)).collect();
             return Some((c.clone(), c.vars.iter().map(|v| back[v].clone()).collect()));
         }
-        // the cube's literals, then weaker ones it implies; fewer literals first
-        let pool: Vec<Term> = cube.lits.iter().cloned().chain(weakenings(cube)).collect();
+        // the cube's literals the instance sees (a candidate never names data
+        // it leaves out, as in Cubicle), then weaker ones they imply; fewer
+        // literals first
+        let pool: Vec<Term> = self.visible(&cube.lits).iter().cloned().chain(weakenings(cube)).collect();
         for k in 1..=n.min(self.max_lits) {
             for pick in (0..pool.len()).combinations(k) {
                 let lits: Vec<Term> = pick.iter().map(|&i| pool[i].clone()).collect();
@@ -706,11 +653,11 @@ mod tests {
     }
 
     /// With data left out of the instance, a cube whose literals over the
-    /// control some state satisfies is judged by the whole instance, when
-    /// there is one, else taken as reached; only a candidate its control
+    /// control some state satisfies counts as reached (the instance cannot
+    /// tell); candidates never name the data; only a candidate its control
     /// literals settle is exact (no search may refute it).
     #[test]
-    fn candidates_naming_data_are_judged_by_the_whole_instance() {
+    fn candidates_never_name_data_the_instance_leaves_out() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/abstract_data_directory.cub");
         let sys = crate::frontend::parse_str(&std::fs::read_to_string(path).unwrap(), crate::frontend::Format::Cubicle).unwrap().system;
         let var = |n: &str| sys.vars[sys.var(n).unwrap()].term.clone();
@@ -718,20 +665,25 @@ mod tests {
         let read = |a: &str, z: &Term| Term::select(&var(a), std::slice::from_ref(z));
         let state = var("Cache").sort().as_array().unwrap().elem.clone();
         let cache = |z: &Term, k: i64| Term::eq(&read("Cache", z), &Term::enum_const(state.clone(), k));
+        let stale_data = Term::eq(&read("CData", &z1), &var("Curr")).not();
         // a shared copy holding another value than the current one, two owners
-        let stale = Cube::plain(vec![z1.clone()], vec![cache(&z1, 1), Term::eq(&read("CData", &z1), &var("Curr")).not()]);
+        let stale = Cube::plain(vec![z1.clone()], vec![cache(&z1, 1), stale_data.clone()]);
         let clash = Cube::plain(vec![z1.clone(), z2.clone()], vec![cache(&z1, 2), cache(&z2, 1)]);
-        let control = || Oracle::abstracting_data(&sys, 2, 100_000, false, None).expect("the model has data").unwrap();
-        let mut alone = control();
-        assert!(alone.complete && alone.abstracts_data());
-        assert_eq!(alone.reached(&stale.lits, &stale.vars), Some(true), "the control instance cannot tell");
-        let whole = Oracle::new(&sys, 2, 100_000, None).unwrap();
+        let mut control = Oracle::abstracting_data(&sys, 2, 100_000, false, None).expect("the model has data").unwrap();
+        assert!(control.complete && control.abstracts_data());
+        assert_eq!(control.reached(&stale.lits, &stale.vars), Some(true), "the control instance cannot tell");
+        assert_eq!(control.reached(&clash.lits, &clash.vars), Some(false));
+        assert!(!control.exact(&stale) && control.exact(&clash));
+        // an unreachable cube naming data: its candidates are over the control
+        let mut both = clash.clone();
+        both.lits.push(Term::eq(&read("CData", &z2), &var("Curr")).not());
+        let (cand, _) = control.approximate(&both).expect("the owners' clash");
+        assert!(cand.lits.iter().all(|l| control.inst.sees(l)), "{cand}");
+        // the whole instance reaches no stale copy either, but the control cannot say so
+        let mut whole = Oracle::new(&sys, 2, 100_000, None).unwrap();
         assert!(whole.complete && !whole.abstracts_data());
-        let mut both = control().with_detail(whole);
-        assert_eq!(both.reached(&stale.lits, &stale.vars), Some(false));
-        assert_eq!(both.reached(&clash.lits, &clash.vars), Some(false));
-        assert!(!both.exact(&stale) && both.exact(&clash));
-        assert!(!both.judge(&stale).abstracts_data() && both.judge(&clash).abstracts_data());
+        assert_eq!(whole.reached(&stale.lits, &stale.vars), Some(false));
+        assert!(control.approximate(&stale).is_none());
     }
 
     /// `ts = Timer + Tick + Tick ∧ 0 < Tick` is weakened to `Timer < ts`;
