@@ -125,7 +125,8 @@ struct CheckArgs {
     /// per core (at most 2), 1 to run the portfolio's phases one after the
     /// other. Lanes run as processes at once and the first checked answer
     /// is printed (a protocol: backward reachability with BRAB's instance
-    /// of --brab processes and with one of a process more; a program: proofs, and execution with IC3/PDR). A run
+    /// of --brab processes; and depth-first for a sixth of the time, then
+    /// with an instance of a process more; a program: proofs, and execution with IC3/PDR). A run
     /// that writes files (--invariant, --obligations, --witness, --dot)
     /// runs one lane.
     #[arg(long, default_value_t = 0)]

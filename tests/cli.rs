@@ -175,23 +175,6 @@ fn parallel_lanes_answer_with_a_checked_answer() {
     assert!(!out.contains("parallel portfolio"), "{out}");
 }
 
-/// A protocol's second lane judges approximations on an instance of one
-/// process more than the first (`--brab`, default 2); with plain search
-/// (`--brab 0`) it searches in the other order instead. Each lane alone
-/// (`--lane k`, as the lanes are started) proves the model.
-#[test]
-fn a_protocols_second_lane_approximates_on_a_larger_instance() {
-    let model = "models/german.mcmt";
-    for (lane, brab, note) in [("0", "2", "of the 2-process instance"), ("1", "2", "of the 3-process instance"), ("1", "3", "of the 4-process instance")] {
-        let (c, out, _) = arrax(&["check", model, "--lane", lane, "--brab", brab]);
-        assert_eq!(c, 0, "lane {lane}: {out}");
-        assert!(out.contains(note), "lane {lane}, --brab {brab}: {out}");
-    }
-    let (c, out, _) = arrax(&["check", model, "--lane", "1", "--brab", "0", "-v"]);
-    assert_eq!(c, 0, "{out}");
-    assert!(!out.contains("process instance"), "{out}");
-}
-
 #[test]
 fn bad_c_input_gets_file_line_col_and_exit_2() {
     let tmp = tempfile::Builder::new().prefix("arrax-cli-c-").tempdir().unwrap();

@@ -31,11 +31,13 @@ pub enum Tweak {
     Cases,
     /// Forward execution's seed moved by this much (other runs).
     Reseed(u64),
+    /// Backward reachability in the other order (depth-first instead of
+    /// breadth-first, or back).
+    Flip,
     /// Backward reachability judging approximations on an instance of one
     /// process more (Cubicle's `-brab 3` beside `-brab 2`: candidates of
     /// up to 4 literals reading 2 arrays, which 2 processes cannot tell
-    /// from artefacts); plain backward search (no instance) in the other
-    /// order instead (depth-first instead of breadth-first, or back).
+    /// from artefacts).
     Larger,
 }
 
@@ -114,24 +116,40 @@ pub enum When {
     TimeLeft(Duration),
     /// When phase `k` gave up for a reason other than a limit.
     GaveUp(usize),
+    /// When backward reachability approximates (`--brab` above 0), or,
+    /// with `false`, when it does not.
+    Approximating(bool),
 }
 
 /// The plan for a choice of engine on a task, in a lane: the program
 /// portfolio for `auto` on a program (split between two lanes: proofs by
 /// lazy abstraction and candidate invariants in the first, forward
 /// execution and IC3/PDR in the second), else the one engine (backward
-/// reachability for `auto` on a protocol, with BRAB's instance of the
-/// settings in the first lane and one of a process more in the second)
-/// with all the time.
+/// reachability for `auto` on a protocol with all the time in the first
+/// lane, and [`second_protocol_lane`] in the second).
 pub fn plan(choice: Choice, task: &Task, lane: Lane) -> Vec<Phase> {
     let one = |engine, tweak| vec![Phase { engine, tweak, share: Share::Rest, when: When::Always }];
     let part = (lane.of > 1).then_some(lane.index);
     match choice {
         Choice::Auto if task.program => programs(part),
-        Choice::Auto if part == Some(1) => one(Choice::Bwd, Tweak::Larger),
+        Choice::Auto if part == Some(1) => second_protocol_lane(),
         Choice::Auto => one(Choice::Bwd, Tweak::None),
         c => one(c, Tweak::None),
     }
+}
+
+/// The second lane for a protocol: backward reachability in the other
+/// order (depth-first: deep bugs, and searches whose breadth-first order
+/// restarts many times) for a sixth of the time, at most 10 s, then on an
+/// instance of a process more with the time left; plain search (no
+/// instance to enlarge) in the other order with all the time.
+fn second_protocol_lane() -> Vec<Phase> {
+    let phase = |tweak, share, when| Phase { engine: Choice::Bwd, tweak, share, when };
+    vec![
+        phase(Tweak::Flip, Share::Part { of: 6, cap: Duration::from_secs(10) }, When::Approximating(true)),
+        phase(Tweak::Larger, Share::Rest, When::Approximating(true)),
+        phase(Tweak::Flip, Share::Rest, When::Approximating(false)),
+    ]
 }
 
 /// The portfolio for programs: a very short lazy abstraction (most proofs
@@ -288,6 +306,7 @@ fn runs(phase: &Phase, ran: &[Option<Ran>], settings: &Settings, left: Option<Du
         When::TimedOut(k) => at(k).is_some_and(|r| r.result.verdict == Verdict::Unknown("timeout".into())),
         When::TimeLeft(t) => left.is_none_or(|l| l > t),
         When::GaveUp(k) => at(k).is_some_and(|r| matches!(&r.result.verdict, Verdict::Unknown(why) if why != "timeout" && why != "node limit")),
+        When::Approximating(yes) => (settings.brab > 0) == yes,
     }
 }
 
@@ -298,8 +317,8 @@ fn tweaked(settings: &Settings, tweak: Tweak) -> Settings {
         Tweak::None => {}
         Tweak::Cases => s.interpolation = Some(Method::Cases),
         Tweak::Reseed(d) => s.seed = s.seed.wrapping_add(d),
-        Tweak::Larger if s.brab > 0 => s.brab += 1,
-        Tweak::Larger => {
+        Tweak::Larger => s.brab += 1,
+        Tweak::Flip => {
             s.order = match s.order {
                 crate::engine::bwd::Order::Bfs => crate::engine::bwd::Order::Dfs,
                 crate::engine::bwd::Order::Dfs => crate::engine::bwd::Order::Bfs,
@@ -336,6 +355,7 @@ fn label(p: &Phase) -> String {
     };
     match (p.tweak, p.when) {
         (Tweak::Cases, _) => format!("{e} with interpolants split into cases"),
+        (Tweak::Flip, _) => format!("{e} in the other order"),
         (Tweak::Larger, _) => format!("{e} on a larger instance"),
         (_, When::GaveUp(_)) => format!("{e} (after lazy abstraction gave up)"),
         _ => e.to_string(),
@@ -350,5 +370,37 @@ fn note(names: &[String], ran: &[Option<Ran>], k: usize, time: Duration) -> Stri
         head
     } else {
         format!("{head}; undecided before it: {}", before.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A protocol's second lane searches in the other order for a share
+    /// of the time, then approximates on an instance of one process more
+    /// (`--brab` plus one); with plain search it searches in the other
+    /// order with all the time. The first lane searches as asked.
+    #[test]
+    fn a_protocols_second_lane_flips_the_order_then_enlarges_the_instance() {
+        let src = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/german.mcmt")).unwrap();
+        let sys = crate::frontend::parse_str(&src, crate::frontend::Format::Mcmt).unwrap().system;
+        let task = Task::new(&sys, &sys);
+        assert!(!task.program);
+        let first = plan(Choice::Auto, &task, Lane { index: 0, of: 2 });
+        assert_eq!(first.iter().map(|p| (p.engine, p.tweak)).collect::<Vec<_>>(), [(Choice::Bwd, Tweak::None)]);
+        let second = plan(Choice::Auto, &task, Lane { index: 1, of: 2 });
+        let runs_with = |brab: usize| -> Vec<(Tweak, usize, crate::engine::bwd::Order)> {
+            let settings = Settings { brab, ..Settings::default() };
+            let run = second.iter().filter(|p| p.engine == Choice::Bwd && runs(p, &[], &settings, None));
+            run.map(|p| (p.tweak, tweaked(&settings, p.tweak))).map(|(t, s)| (t, s.brab, s.order)).collect()
+        };
+        use crate::engine::bwd::Order::{Bfs, Dfs};
+        assert_eq!(runs_with(2), [(Tweak::Flip, 2, Dfs), (Tweak::Larger, 3, Bfs)]);
+        assert_eq!(runs_with(0), [(Tweak::Flip, 0, Dfs)]);
+        // the depth-first phase has a sixth of the time, at most 10 s; the larger instance the rest
+        let limit = Some(Duration::from_secs(60));
+        assert_eq!(second[0].share.time(limit, limit, &[]), Some(Duration::from_secs(10)));
+        assert_eq!(second[1].share.time(limit, Some(Duration::from_secs(50)), &[]), Some(Duration::from_secs(50)));
     }
 }
