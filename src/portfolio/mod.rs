@@ -383,8 +383,13 @@ mod tests {
     /// order with all the time. The first lane searches as asked.
     #[test]
     fn a_protocols_second_lane_flips_the_order_then_enlarges_the_instance() {
-        let src = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/german.mcmt")).unwrap();
-        let sys = crate::frontend::parse_str(&src, crate::frontend::Format::Mcmt).unwrap().system;
+        // a lock taken by one process at a time
+        let src = "type state = Idle | Crit\nvar Free : bool\narray S[proc] : state\n\
+                   init (z) { Free = True && S[z] = Idle }\n\
+                   unsafe (z1 z2) { S[z1] = Crit && S[z2] = Crit }\n\
+                   transition enter (i) requires { Free = True && S[i] = Idle } { Free := False; S[i] := Crit }\n\
+                   transition leave (i) requires { S[i] = Crit } { Free := True; S[i] := Idle }\n";
+        let sys = crate::frontend::parse_str(src, crate::frontend::Format::Cubicle).unwrap().system;
         let task = Task::new(&sys, &sys);
         assert!(!task.program);
         let first = plan(Choice::Auto, &task, Lane { index: 0, of: 2 });

@@ -438,7 +438,7 @@ impl<'a> Oracle<'a> {
     /// among them is checked exactly, its open values fixed in every way
     /// the literals read.
     fn reached(&mut self, lits: &[Term], vars: &[Term]) -> Option<bool> {
-        let lits = self.visible(lits).into_owned();
+        let lits = self.visible(lits);
         for ps in self.assignments(vars) {
             let hits = self.hits(&lits, vars, &ps)?;
             if self.satisfying(&hits, &lits, vars, &ps, |_| true)? {
